@@ -1,0 +1,709 @@
+//! The inverted tool index with compat TF-IDF scoring (SPEC §4–5, §8).
+//!
+//! Layout: terms are interned to `u32` ids; each term has a postings list of
+//! `(slot, weighted tf)`; IDF and document norms are computed once per build or update, so a
+//! query touches only the postings of its own terms. The compat name boost finds the tools
+//! whose normalized name occurs in the query with an Aho-Corasick automaton built at index
+//! time, instead of testing every tool.
+//!
+//! Documents live in *slots*; slot order is index order (ties in results go to the lower
+//! slot). Removing a tool leaves an empty slot, so the survivors keep their relative order,
+//! and adding a tool appends it — exactly the order a fresh build of the same list has.
+
+use std::cell::RefCell;
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::{ErrorCode, IndexError};
+use crate::name::{parse_tool_name, ParsedName};
+use crate::text::{is_cjk, js_lower};
+use crate::tokenize::tokenize_and_stem_into;
+
+/// Field weights of the compat weighted TF: name, searchHint, description.
+pub const COMPAT_WEIGHTS: [f64; 3] = [3.0, 2.5, 1.0];
+/// The reference's default display threshold (`TOOL_SEARCH_DISPLAY_MIN_SCORE`).
+pub const DEFAULT_MIN_SCORE: f64 = 0.10;
+/// The score a tool gets when the query contains its normalized name.
+pub const NAME_BOOST: f64 = 0.75;
+/// A CJK-only match needs at least this many query bigrams in the tool.
+pub const CJK_MIN_BIGRAM_MATCHES: u32 = 2;
+/// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
+pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
+
+/// A tool as the index takes it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolDoc {
+    pub name: String,
+    pub description: String,
+    pub search_hint: Option<String>,
+    /// Overrides the `mcp__` prefix test when given.
+    pub is_mcp: Option<bool>,
+}
+
+impl ToolDoc {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            ..Self::default()
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.search_hint = Some(hint.into());
+        self
+    }
+}
+
+/// Build options.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Tokenize on the rayon pool when a build or update has at least this many tools.
+    pub parallel_threshold: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        Self {
+            parallel_threshold: DEFAULT_PARALLEL_THRESHOLD,
+        }
+    }
+}
+
+/// One search result: the tool's slot and its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    pub slot: u32,
+    pub score: f64,
+}
+
+/// What the index keeps of a tool.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub name: String,
+    pub parsed: ParsedName,
+    pub is_mcp: bool,
+    /// Lowercased searchHint ("" when absent) and description, for the keyword scorer.
+    pub hint_lower: Box<str>,
+    pub desc_lower: Box<str>,
+    pub has_hint: bool,
+    /// `(term id, weighted tf)` in first-seen order (name → hint → description).
+    terms: Vec<(u32, f64)>,
+    /// ‖d‖ of the TF-IDF vector.
+    norm: f64,
+}
+
+/// A tool analysed without touching the shared vocabulary (so it can run in parallel).
+struct Analyzed {
+    doc: ToolDoc,
+    parsed: ParsedName,
+    hint_lower: String,
+    desc_lower: String,
+    /// `(token, weighted tf)` in first-seen order.
+    tf: Vec<(String, f64)>,
+}
+
+fn analyze(doc: ToolDoc) -> Analyzed {
+    let parsed = parse_tool_name(&doc.name);
+    let name_text = parsed.parts.join(" ");
+    let name_lower = js_lower(&name_text);
+    let hint_lower = js_lower(doc.search_hint.as_deref().unwrap_or(""));
+    let desc_lower = js_lower(&doc.description);
+
+    // Per token: counts in the three fields, in first-seen order.
+    let mut order: Vec<(&str, [u32; 3])> = Vec::new();
+    let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut max = [0u32; 3];
+    for (field, text) in [&name_lower, &hint_lower, &desc_lower].into_iter().enumerate() {
+        tokenize_and_stem_into(text, |t| {
+            let i = *pos.entry(t).or_insert_with(|| {
+                order.push((t, [0; 3]));
+                order.len() - 1
+            });
+            order[i].1[field] += 1;
+            max[field] = max[field].max(order[i].1[field]);
+        });
+    }
+    let tf = order
+        .iter()
+        .map(|(t, counts)| {
+            let mut best = f64::NEG_INFINITY;
+            for f in 0..3 {
+                if counts[f] > 0 {
+                    let v = counts[f] as f64 / max[f].max(1) as f64 * COMPAT_WEIGHTS[f];
+                    if v > best {
+                        best = v;
+                    }
+                }
+            }
+            ((*t).to_owned(), best)
+        })
+        .collect();
+    Analyzed {
+        doc: ToolDoc {
+            description: String::new(),
+            ..doc
+        },
+        parsed,
+        hint_lower,
+        desc_lower,
+        tf,
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f64>,
+    cjk: Vec<u32>,
+    other: Vec<bool>,
+    seen: Vec<u32>,
+    epoch: u32,
+    touched: Vec<u32>,
+}
+
+/// The name-boost matcher: normalized names → slots.
+#[derive(Default)]
+struct NameMatcher {
+    automaton: Option<AhoCorasick>,
+    /// Pattern id → slots with that normalized name.
+    slots: Vec<Vec<u32>>,
+    /// Slots whose normalized name is empty (contained in every query).
+    empty: Vec<u32>,
+}
+
+/// The tool index.
+pub struct ToolIndex {
+    opts: IndexOptions,
+    docs: Vec<Option<Doc>>,
+    by_name: FxHashMap<String, u32>,
+    live: usize,
+    vocab: FxHashMap<Box<str>, u32>,
+    term_text: Vec<Box<str>>,
+    postings: Vec<Vec<(u32, f64)>>,
+    idf: Vec<f64>,
+    names: NameMatcher,
+    scratch: RefCell<Scratch>,
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex")
+            .field("len", &self.live)
+            .field("terms", &self.term_text.len())
+            .finish()
+    }
+}
+
+impl Default for ToolIndex {
+    fn default() -> Self {
+        Self::new(IndexOptions::default())
+    }
+}
+
+impl ToolIndex {
+    /// An empty index.
+    pub fn new(opts: IndexOptions) -> Self {
+        Self {
+            opts,
+            docs: Vec::new(),
+            by_name: FxHashMap::default(),
+            live: 0,
+            vocab: FxHashMap::default(),
+            term_text: Vec::new(),
+            postings: Vec::new(),
+            idf: Vec::new(),
+            names: NameMatcher::default(),
+            scratch: RefCell::new(Scratch::default()),
+        }
+    }
+
+    /// Build an index from tools in order. Two tools with one name are an error
+    /// ([`ErrorCode::DuplicateName`]) and nothing is built.
+    pub fn build(tools: Vec<ToolDoc>, opts: IndexOptions) -> Result<Self, IndexError> {
+        check_unique(&tools)?;
+        let mut index = Self::new(opts);
+        index.insert_batch(tools);
+        index.refresh();
+        Ok(index)
+    }
+
+    /// Add tools, replacing (in place, keeping their position) any with the same name.
+    /// Results afterwards equal those of a fresh build of the resulting list.
+    pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<(), IndexError> {
+        check_unique(&tools)?;
+        let mut fresh = Vec::with_capacity(tools.len());
+        let mut replaced = Vec::new();
+        for t in tools {
+            match self.by_name.get(&t.name) {
+                Some(&slot) => replaced.push((slot, t)),
+                None => fresh.push(t),
+            }
+        }
+        for (slot, t) in replaced {
+            self.unlink(slot);
+            let a = analyze(t);
+            self.link(slot, a);
+        }
+        self.insert_batch(fresh);
+        self.refresh();
+        Ok(())
+    }
+
+    /// Remove tools by name; returns how many were present.
+    pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
+        let mut removed = 0;
+        for n in names {
+            if let Some(slot) = self.by_name.get(n.as_ref()).copied() {
+                self.unlink(slot);
+                self.by_name.remove(n.as_ref());
+                removed += 1;
+            }
+        }
+        if removed > 0 {
+            self.maybe_compact();
+            self.refresh();
+        }
+        removed
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The tool in a slot (slots come from [`Hit::slot`] and [`ToolIndex::slots`]).
+    pub fn doc(&self, slot: u32) -> Option<&Doc> {
+        self.docs.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// The slot of a tool by name.
+    pub fn slot_of(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Live slots in index order.
+    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_some())
+            .map(|(i, _)| i as u32)
+    }
+
+    /// The reference's `tokens` of a tool (distinct, first-seen order).
+    pub fn tokens(&self, slot: u32) -> Vec<&str> {
+        self.doc(slot)
+            .map(|d| d.terms.iter().map(|(t, _)| &*self.term_text[*t as usize]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The reference's `tfVector` of a tool: `(term, tf × idf)` in `tokens` order.
+    pub fn tf_vector(&self, slot: u32) -> Vec<(&str, f64)> {
+        self.doc(slot)
+            .map(|d| {
+                d.terms
+                    .iter()
+                    .map(|&(t, tf)| (&*self.term_text[t as usize], tf * self.idf[t as usize]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// IDF of a term (`None` when no tool has it).
+    pub fn idf(&self, term: &str) -> Option<f64> {
+        self.vocab.get(term).map(|&t| self.idf[t as usize])
+    }
+
+    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
+        let analyzed: Vec<Analyzed> = if tools.len() >= self.opts.parallel_threshold {
+            tools.into_par_iter().map(analyze).collect()
+        } else {
+            tools.into_iter().map(analyze).collect()
+        };
+        self.docs.reserve(analyzed.len());
+        for a in analyzed {
+            let slot = self.docs.len() as u32;
+            self.docs.push(None);
+            self.link(slot, a);
+        }
+    }
+
+    /// Put an analysed tool into a (vacant) slot and its postings.
+    fn link(&mut self, slot: u32, a: Analyzed) {
+        let mut terms = Vec::with_capacity(a.tf.len());
+        for (tok, tf) in a.tf {
+            let id = match self.vocab.get(tok.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.term_text.len() as u32;
+                    let boxed: Box<str> = tok.into_boxed_str();
+                    self.vocab.insert(boxed.clone(), id);
+                    self.term_text.push(boxed);
+                    self.postings.push(Vec::new());
+                    self.idf.push(0.0);
+                    id
+                }
+            };
+            self.postings[id as usize].push((slot, tf));
+            terms.push((id, tf));
+        }
+        let is_mcp = a.doc.is_mcp.unwrap_or(a.parsed.is_mcp);
+        let has_hint = a.doc.search_hint.is_some();
+        self.by_name.insert(a.doc.name.clone(), slot);
+        if self.docs[slot as usize].is_none() {
+            self.live += 1;
+        }
+        self.docs[slot as usize] = Some(Doc {
+            name: a.doc.name,
+            parsed: a.parsed,
+            is_mcp,
+            hint_lower: a.hint_lower.into_boxed_str(),
+            desc_lower: a.desc_lower.into_boxed_str(),
+            has_hint,
+            terms,
+            norm: 0.0,
+        });
+    }
+
+    /// Take a tool's postings out (the slot stays occupied until the caller clears it).
+    fn unlink(&mut self, slot: u32) {
+        if let Some(doc) = self.docs[slot as usize].as_ref() {
+            for &(t, _) in &doc.terms {
+                let p = &mut self.postings[t as usize];
+                if let Some(i) = p.iter().position(|&(s, _)| s == slot) {
+                    p.remove(i);
+                }
+            }
+        }
+        if self.docs[slot as usize].is_some() {
+            self.live -= 1;
+            self.docs[slot as usize] = None;
+        }
+    }
+
+    /// Renumber slots when more than half of them are empty.
+    fn maybe_compact(&mut self) {
+        let empty = self.docs.len() - self.live;
+        if empty < 64 || empty * 2 < self.docs.len() {
+            return;
+        }
+        let mut map = vec![u32::MAX; self.docs.len()];
+        let mut next = 0u32;
+        for (i, d) in self.docs.iter().enumerate() {
+            if d.is_some() {
+                map[i] = next;
+                next += 1;
+            }
+        }
+        self.docs.retain(Option::is_some);
+        for p in &mut self.postings {
+            for e in p.iter_mut() {
+                e.0 = map[e.0 as usize];
+            }
+        }
+        for v in self.by_name.values_mut() {
+            *v = map[*v as usize];
+        }
+    }
+
+    /// Recompute IDF, norms and the name matcher after a change.
+    fn refresh(&mut self) {
+        let n = self.live as f64;
+        for (t, p) in self.postings.iter().enumerate() {
+            self.idf[t] = if p.is_empty() { 0.0 } else { (n / p.len() as f64).ln() };
+        }
+        let idf = &self.idf;
+        let norm_of = |d: &mut Option<Doc>| {
+            if let Some(d) = d {
+                let mut sum = 0.0;
+                for &(t, tf) in &d.terms {
+                    let w = tf * idf[t as usize];
+                    sum += w * w;
+                }
+                d.norm = sum.sqrt();
+            }
+        };
+        if self.docs.len() >= self.opts.parallel_threshold * 8 {
+            self.docs.par_iter_mut().for_each(norm_of);
+        } else {
+            self.docs.iter_mut().for_each(norm_of);
+        }
+        self.rebuild_names();
+    }
+
+    fn rebuild_names(&mut self) {
+        let mut pattern_of: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut slots: Vec<Vec<u32>> = Vec::new();
+        let mut empty = Vec::new();
+        for (i, d) in self.docs.iter().enumerate() {
+            let Some(d) = d else { continue };
+            let full = d.parsed.full.as_str();
+            if full.is_empty() {
+                empty.push(i as u32);
+                continue;
+            }
+            let id = *pattern_of.entry(full).or_insert_with(|| {
+                patterns.push(full);
+                slots.push(Vec::new());
+                patterns.len() - 1
+            });
+            slots[id].push(i as u32);
+        }
+        let automaton = if patterns.is_empty() {
+            None
+        } else {
+            AhoCorasick::new(&patterns).ok()
+        };
+        self.names = NameMatcher {
+            automaton,
+            slots,
+            empty,
+        };
+    }
+
+    /// Slots whose normalized name occurs in `haystack`, in no particular order.
+    fn boosted_slots(&self, haystack: &str, out: &mut Vec<u32>) {
+        out.extend_from_slice(&self.names.empty);
+        if let Some(ac) = &self.names.automaton {
+            let mut seen = FxHashSet::default();
+            for m in ac.find_overlapping_iter(haystack) {
+                let p = m.pattern().as_usize();
+                if seen.insert(p) {
+                    out.extend_from_slice(&self.names.slots[p]);
+                }
+            }
+        }
+    }
+
+    /// Compat `searchTools(query, index, limit)` with a display threshold.
+    pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
+        let mut hits = self.score_all(query);
+        hits.retain(|h| h.score >= min_score);
+        top_k(&mut hits, limit);
+        hits
+    }
+
+    /// Every tool with a score > 0 or a name boost, unsorted and unfiltered.
+    pub fn score_all(&self, query: &str) -> Vec<Hit> {
+        if self.live == 0 || query.trim().is_empty() {
+            return Vec::new();
+        }
+        let lower = js_lower(query);
+        // Distinct query tokens with counts, first-seen order.
+        let mut qterms: Vec<(&str, u32)> = Vec::new();
+        tokenize_and_stem_into(&lower, |t| match qterms.iter_mut().find(|(q, _)| *q == t) {
+            Some(e) => e.1 += 1,
+            None => qterms.push((t, 1)),
+        });
+        if qterms.is_empty() {
+            return Vec::new();
+        }
+        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
+        // (term id or None, weight, count, is_cjk)
+        let q: Vec<(Option<u32>, f64, u32, bool)> = qterms
+            .iter()
+            .map(|&(t, c)| {
+                let id = self.vocab.get(t).copied();
+                let idf = id.map(|i| self.idf[i as usize]).unwrap_or(0.0);
+                let cjk = t.chars().next().is_some_and(is_cjk);
+                (id, c as f64 / max * idf, c, cjk)
+            })
+            .collect();
+        let qnorm = q.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
+        let has_cjk = q.iter().any(|e| e.3);
+
+        let mut guard = self.scratch.borrow_mut();
+        let s = &mut *guard;
+        let n = self.docs.len();
+        if s.acc.len() < n {
+            s.acc.resize(n, 0.0);
+            s.cjk.resize(n, 0);
+            s.other.resize(n, false);
+            s.seen.resize(n, 0);
+        }
+        s.epoch = s.epoch.wrapping_add(1);
+        if s.epoch == 0 {
+            s.seen.iter_mut().for_each(|e| *e = 0);
+            s.epoch = 1;
+        }
+        let epoch = s.epoch;
+        s.touched.clear();
+        for &(id, w, count, cjk) in &q {
+            let Some(id) = id else { continue };
+            for &(slot, tf) in &self.postings[id as usize] {
+                let i = slot as usize;
+                if s.seen[i] != epoch {
+                    s.seen[i] = epoch;
+                    s.acc[i] = 0.0;
+                    s.cjk[i] = 0;
+                    s.other[i] = false;
+                    s.touched.push(slot);
+                }
+                s.acc[i] += w * (tf * self.idf[id as usize]);
+                if cjk {
+                    s.cjk[i] += count;
+                } else {
+                    s.other[i] = true;
+                }
+            }
+        }
+        let mut hits = Vec::with_capacity(s.touched.len());
+        for &slot in &s.touched {
+            let i = slot as usize;
+            let Some(doc) = &self.docs[i] else { continue };
+            let denom = qnorm * doc.norm;
+            let mut score = if denom == 0.0 { 0.0 } else { s.acc[i] / denom };
+            if has_cjk && score > 0.0 && s.cjk[i] < CJK_MIN_BIGRAM_MATCHES && !s.other[i] {
+                score = 0.0;
+            }
+            s.acc[i] = score;
+            hits.push(Hit { slot, score });
+        }
+        // Name boost.
+        let haystack: String = lower
+            .chars()
+            .map(|c| if c == '-' || c == '_' { ' ' } else { c })
+            .collect();
+        let mut boosted = Vec::new();
+        self.boosted_slots(&haystack, &mut boosted);
+        for slot in boosted {
+            let i = slot as usize;
+            if s.seen[i] == epoch {
+                if let Some(h) = hits.iter_mut().find(|h| h.slot == slot) {
+                    h.score = h.score.max(NAME_BOOST);
+                }
+            } else {
+                s.seen[i] = epoch;
+                hits.push(Hit {
+                    slot,
+                    score: NAME_BOOST,
+                });
+            }
+        }
+        hits
+    }
+}
+
+/// Keep the `k` best hits, sorted by score descending then slot ascending.
+pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
+    let cmp = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
+    if k == 0 {
+        hits.clear();
+        return;
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, cmp);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(cmp);
+}
+
+fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
+    let mut seen = FxHashSet::default();
+    let mut dups = Vec::new();
+    for t in tools {
+        if !seen.insert(t.name.as_str()) && dups.len() < 5 {
+            dups.push(t.name.clone());
+        }
+    }
+    if dups.is_empty() {
+        Ok(())
+    } else {
+        Err(IndexError::new(
+            ErrorCode::DuplicateName,
+            format!("tool names must be unique; repeated: {}", dups.join(", ")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<ToolDoc> {
+        vec![
+            ToolDoc::new("CronCreate", "Schedule a prompt to run later or on a recurring cron schedule")
+                .with_hint("schedule a recurring or one-shot prompt"),
+            ToolDoc::new("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
+            ToolDoc::new("mcp__slack__send_message", "Send a message to a Slack channel"),
+            ToolDoc::new("PdfParse", "解析PDF文件并提取文本").with_hint("解析 pdf 文件"),
+            ToolDoc::new("ls", "List files in a directory"),
+        ]
+    }
+
+    fn names(index: &ToolIndex, hits: &[Hit]) -> Vec<String> {
+        hits.iter().map(|h| index.doc(h.slot).unwrap().name.clone()).collect()
+    }
+
+    #[test]
+    fn finds_by_hint_and_description() {
+        let idx = ToolIndex::build(sample(), IndexOptions::default()).unwrap();
+        let hits = idx.search("schedule cron job", 5, DEFAULT_MIN_SCORE);
+        assert_eq!(names(&idx, &hits)[0], "CronCreate");
+        assert!(hits[0].score > 0.0 && hits[0].score <= 1.0);
+        let hits = idx.search("解析pdf文件", 5, DEFAULT_MIN_SCORE);
+        assert_eq!(names(&idx, &hits), vec!["PdfParse"]);
+        assert!(idx.search("", 5, 0.1).is_empty());
+        assert!(idx.search("   ", 5, 0.1).is_empty());
+        assert!(idx.search("the of and", 5, 0.1).is_empty());
+        assert!(idx.search("zzzz", 5, 0.1).is_empty());
+    }
+
+    #[test]
+    fn name_boost_is_raw_substring() {
+        let idx = ToolIndex::build(sample(), IndexOptions::default()).unwrap();
+        // "tools" contains "ls": the reference quirk compat keeps.
+        let hits = idx.search("which tools exist", 5, DEFAULT_MIN_SCORE);
+        assert_eq!(names(&idx, &hits), vec!["ls"]);
+        assert_eq!(hits[0].score, NAME_BOOST);
+        let hits = idx.search("github_create-issue please", 5, DEFAULT_MIN_SCORE);
+        assert_eq!(names(&idx, &hits)[0], "mcp__github__create_issue");
+    }
+
+    #[test]
+    fn duplicate_names_are_rejected() {
+        let mut tools = sample();
+        tools.push(ToolDoc::new("ls", "again"));
+        let err = ToolIndex::build(tools, IndexOptions::default()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::DuplicateName);
+    }
+
+    #[test]
+    fn incremental_equals_rebuild() {
+        let all = sample();
+        let mut idx = ToolIndex::build(all[..2].to_vec(), IndexOptions::default()).unwrap();
+        idx.upsert(all[2..].to_vec()).unwrap();
+        idx.remove(&["mcp__github__create_issue"]);
+        idx.upsert(vec![ToolDoc::new("ls", "List files and folders in a directory")]).unwrap();
+        let mut expect: Vec<ToolDoc> = all.into_iter().filter(|t| t.name != "mcp__github__create_issue").collect();
+        expect[3] = ToolDoc::new("ls", "List files and folders in a directory");
+        let fresh = ToolIndex::build(expect, IndexOptions::default()).unwrap();
+        for q in ["list files", "send slack message", "schedule", "解析pdf", "tools"] {
+            let a = idx.search(q, 10, 0.0);
+            let b = fresh.search(q, 10, 0.0);
+            assert_eq!(names(&idx, &a), names(&fresh, &b), "{q}");
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(x.score, y.score, "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn top_k_orders_ties_by_slot() {
+        let mut hits = vec![
+            Hit { slot: 3, score: 0.5 },
+            Hit { slot: 1, score: 0.5 },
+            Hit { slot: 2, score: 0.9 },
+            Hit { slot: 0, score: 0.1 },
+        ];
+        top_k(&mut hits, 3);
+        assert_eq!(hits.iter().map(|h| h.slot).collect::<Vec<_>>(), vec![2, 1, 3]);
+    }
+}

@@ -1,0 +1,1 @@
+//! Keyword search and the ToolSearch merge (SPEC §6). Filled in by the ToolSearch work.

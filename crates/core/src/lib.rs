@@ -1,0 +1,26 @@
+//! Pure-Rust core of `@ccb/tool-index-native`.
+//!
+//! Nothing here depends on N-API: the binding crate at the repository root converts
+//! JavaScript values into these types and back, and `cargo test`, the benches and the fuzz
+//! targets link this crate directly.
+//!
+//! * [`name`] — `parseToolName` (SPEC §2).
+//! * [`core_tools`] — the core-tool whitelist and the deferral / indexing policy (SPEC §1).
+//! * [`tokenize`] — the compat tokenizer and stemmer (SPEC §3), one small pure function a stage.
+//! * [`index`] — the inverted tool index with compat TF-IDF scoring (SPEC §4–5, §8).
+//! * [`keyword`] — the keyword scorer and the ToolSearch merge (SPEC §6).
+//! * [`error`] — errors with stable codes.
+
+pub mod core_tools;
+pub mod error;
+pub mod index;
+pub mod keyword;
+pub mod name;
+pub mod text;
+pub mod tokenize;
+
+pub use core_tools::{is_deferred, CorePolicy, CORE_TOOLS};
+pub use error::{ErrorCode, IndexError};
+pub use index::{Hit, IndexOptions, ToolDoc, ToolIndex};
+pub use name::{parse_tool_name, ParsedName};
+pub use tokenize::{stem, tokenize, tokenize_and_stem};

@@ -1,0 +1,108 @@
+//! `parseToolName` (SPEC §2): split a tool name into searchable parts.
+
+use crate::text::{is_js_whitespace, js_lower};
+
+/// The parsed form of a tool name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedName {
+    /// Lowercased name pieces, e.g. `["github", "create", "issue"]`.
+    pub parts: Vec<String>,
+    /// The normalized name used by the compat name boost, e.g. `"github create issue"`.
+    pub full: String,
+    /// Whether the name has the `mcp__` prefix.
+    pub is_mcp: bool,
+}
+
+/// The prefix that marks an MCP tool name.
+pub const MCP_PREFIX: &str = "mcp__";
+
+/// Parse a tool name exactly as the reference does.
+///
+/// * `mcp__github__create_issue` → parts `["github","create","issue"]`, full `"github create issue"`.
+/// * `NotebookEditTool` → parts `["notebook","edit","tool"]`, full `"notebook edit tool"`.
+/// * `HTTPServer` → `["httpserver"]`: only a lowercase→uppercase edge splits.
+pub fn parse_tool_name(name: &str) -> ParsedName {
+    match name.strip_prefix(MCP_PREFIX) {
+        Some(rest) => parse_mcp(rest),
+        None => parse_builtin(name),
+    }
+}
+
+fn parse_mcp(rest: &str) -> ParsedName {
+    let lower = js_lower(rest);
+    let parts = lower
+        .split("__")
+        .flat_map(|seg| seg.split('_'))
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let full = lower.replace("__", " ").replace('_', " ");
+    ParsedName {
+        parts,
+        full,
+        is_mcp: true,
+    }
+}
+
+fn parse_builtin(name: &str) -> ParsedName {
+    let spaced = split_camel_edges(name).replace('_', " ");
+    let lower = js_lower(&spaced);
+    let parts: Vec<String> = lower
+        .split(is_js_whitespace)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let full = parts.join(" ");
+    ParsedName {
+        parts,
+        full,
+        is_mcp: false,
+    }
+}
+
+/// `name.replace(/([a-z])([A-Z])/g, '$1 $2')`.
+fn split_camel_edges(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if prev_lower && c.is_ascii_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
+        prev_lower = c.is_ascii_lowercase();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table() {
+        let cases: &[(&str, &[&str], &str, bool)] = &[
+            ("mcp__github__create_issue", &["github", "create", "issue"], "github create issue", true),
+            ("NotebookEditTool", &["notebook", "edit", "tool"], "notebook edit tool", false),
+            ("HTTPServer", &["httpserver"], "httpserver", false),
+            ("MongoDBDatabase", &["mongo", "dbdatabase"], "mongo dbdatabase", false),
+            ("CronCreate", &["cron", "create"], "cron create", false),
+            ("mcp__My_Server__Do__it", &["my", "server", "do", "it"], "my server do it", true),
+            ("mcp__a___b", &["a", "b"], "a  b", true),
+            ("mcp__x__merge-pdfs", &["x", "merge-pdfs"], "x merge-pdfs", true),
+            ("snake_case_name", &["snake", "case", "name"], "snake case name", false),
+            ("", &[], "", false),
+            ("mcp__", &[], "", true),
+            ("MCP__upper", &["mcp", "", "upper"][..1], "mcp", false),
+        ];
+        for (name, parts, full, is_mcp) in cases.iter().take(11) {
+            let p = parse_tool_name(name);
+            assert_eq!(p.parts, *parts, "{name}");
+            assert_eq!(p.full, *full, "{name}");
+            assert_eq!(p.is_mcp, *is_mcp, "{name}");
+        }
+        // `MCP__upper` is not an MCP name (the prefix is case-sensitive).
+        let p = parse_tool_name("MCP__upper");
+        assert!(!p.is_mcp);
+        assert_eq!(p.parts, vec!["mcp", "upper"]);
+    }
+}

@@ -1,0 +1,121 @@
+//! Small text helpers that reproduce JavaScript string semantics exactly.
+
+/// JavaScript's `\s` (and `String.prototype.trim`): WhiteSpace plus LineTerminator.
+///
+/// Differs from [`char::is_whitespace`] on U+0085 (not JS whitespace) and U+FEFF (JS whitespace).
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{D}'
+            | ' '
+            | '\u{A0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200A}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202F}'
+            | '\u{205F}'
+            | '\u{3000}'
+            | '\u{FEFF}'
+    )
+}
+
+/// `s.trim()` with JavaScript's whitespace set.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_whitespace)
+}
+
+/// `s.split(/\s+/)` on an already-trimmed string: like JavaScript, an empty input yields `[""]`.
+pub fn js_split_whitespace(s: &str) -> Vec<&str> {
+    if s.is_empty() {
+        return vec![""];
+    }
+    s.split(is_js_whitespace).filter(|p| !p.is_empty()).collect()
+}
+
+/// `s.toLowerCase()`. Rust's `to_lowercase` follows the same Unicode mappings, including
+/// the final-sigma rule.
+pub fn js_lower(s: &str) -> String {
+    if s.is_ascii() {
+        s.to_ascii_lowercase()
+    } else {
+        s.to_lowercase()
+    }
+}
+
+/// A CJK ideograph as the compat tokenizer sees it: U+4E00–U+9FFF or U+3400–U+4DBF.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')
+}
+
+/// JavaScript's ASCII `\w`: `[A-Za-z0-9_]`.
+pub fn is_js_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Does `text` contain `term` delimited as `\bterm\b` would be in a JavaScript RegExp built
+/// from the escaped term (no `u` flag): a word boundary is where `\w`-ness changes, and the
+/// text's ends count as non-word.
+pub fn contains_word_bounded(text: &str, term: &str) -> bool {
+    if term.is_empty() {
+        // `\b\b` matches at any boundary position, i.e. wherever a word char meets a non-word one.
+        let mut prev = false;
+        for c in text.chars() {
+            let w = is_js_word(c);
+            if w != prev {
+                return true;
+            }
+            prev = w;
+        }
+        return prev;
+    }
+    let first = term.chars().next().map(is_js_word).unwrap_or(false);
+    let last = term.chars().next_back().map(is_js_word).unwrap_or(false);
+    let mut from = 0;
+    while let Some(pos) = text[from..].find(term) {
+        let start = from + pos;
+        let end = start + term.len();
+        let before = text[..start].chars().next_back().map(is_js_word).unwrap_or(false);
+        let after = text[end..].chars().next().map(is_js_word).unwrap_or(false);
+        if before != first && after != last {
+            return true;
+        }
+        // advance by one character
+        from = start + text[start..].chars().next().map(char::len_utf8).unwrap_or(1);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_boundaries_follow_js() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("create an issue", "issue", true),
+            ("create an issues list", "issue", false),
+            ("my_issue here", "issue", false),
+            ("c++ code", "c++", false), // `\bc\+\+\b`: after `+` comes a space, no boundary
+            ("use c++x", "c++", true),
+            ("cost $10 total", "$10", false), // needs a word char before `$`
+            ("x$10 total", "$10", true),
+            ("résumé file", "sum", true), // é is not `\w` without the u flag
+            ("ré sum é", "sum", true),
+            ("文件file", "file", true),
+            ("", "x", false),
+        ];
+        for (text, term, want) in cases {
+            assert_eq!(contains_word_bounded(text, term), *want, "{text:?} / {term:?}");
+        }
+    }
+
+    #[test]
+    fn js_whitespace_set() {
+        assert!(is_js_whitespace('\u{FEFF}'));
+        assert!(!is_js_whitespace('\u{85}'));
+        assert_eq!(js_split_whitespace("a \u{3000}b\tc"), vec!["a", "b", "c"]);
+        assert_eq!(js_split_whitespace(""), vec![""]);
+        assert_eq!(js_trim("\u{FEFF} x \n"), "x");
+    }
+}

@@ -1,0 +1,226 @@
+//! The compat tokenizer (SPEC §3): a pipeline of small pure functions.
+//!
+//! `tokenize` = lowercase → scan (CJK bigrams | ASCII words) → drop stop words.
+//! `tokenize_and_stem` = `tokenize` → [`stem`] on each token.
+
+use crate::text::{is_cjk, js_lower};
+
+/// The reference's stop words (114 distinct), checked before stemming.
+pub const STOP_WORDS: [&str; 114] = [
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "do",
+    "does", "did", "will", "would", "could", "should", "may", "might", "shall", "can", "need",
+    "dare", "ought", "used", "to", "of", "in", "for", "on", "with", "at", "by", "from", "as",
+    "into", "through", "during", "before", "after", "above", "below", "between", "out", "off",
+    "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why",
+    "how", "all", "each", "every", "both", "few", "more", "most", "other", "some", "such", "no",
+    "nor", "not", "only", "own", "same", "so", "than", "too", "very", "just", "because", "but",
+    "and", "or", "if", "while", "this", "that", "these", "those", "it", "its", "i", "me", "my",
+    "we", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "what",
+    "which", "who", "whom", "use", "using",
+];
+
+/// Is `word` one of [`STOP_WORDS`]?
+pub fn is_stop_word(word: &str) -> bool {
+    // Stop words are short ASCII; a linear scan over a sorted-by-use list would be no faster
+    // than this match on length first.
+    word.len() <= 7 && STOP_WORDS.contains(&word)
+}
+
+/// One token of the compat scanner, before stop-word removal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// A CJK bigram (two characters).
+    Cjk(&'a str),
+    /// An ASCII word with `-`/`_` trimmed from its ends (may be empty).
+    Word(&'a str),
+}
+
+fn is_word_start(c: char) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit()
+}
+
+fn is_word_char(c: char) -> bool {
+    is_word_start(c) || c == '-' || c == '_'
+}
+
+/// Scan already-lowercased text into pieces, calling `emit` for each in order.
+pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
+    let bytes = lower.as_bytes();
+    let mut i = 0;
+    while i < lower.len() {
+        let c = match lower[i..].chars().next() {
+            Some(c) => c,
+            None => break,
+        };
+        if is_cjk(c) {
+            // Maximal CJK run; every character in the CJK ranges is 3 bytes of UTF-8.
+            let start = i;
+            let mut end = i;
+            while lower[end..].chars().next().is_some_and(is_cjk) {
+                end += 3;
+            }
+            let mut p = start;
+            while p + 6 <= end {
+                emit(Piece::Cjk(&lower[p..p + 6]));
+                p += 3;
+            }
+            i = end;
+        } else if is_word_start(c) {
+            let start = i;
+            let mut end = i;
+            while end < bytes.len() && is_word_char(bytes[end] as char) {
+                end += 1;
+            }
+            emit(Piece::Word(lower[start..end].trim_matches(|c| c == '-' || c == '_')));
+            i = end;
+        } else {
+            i += c.len_utf8();
+        }
+    }
+}
+
+/// `tokenize(text)`: lowercased CJK bigrams and ASCII words, stop words and empties dropped.
+pub fn tokenize(text: &str) -> Vec<String> {
+    let lower = js_lower(text);
+    let mut out = Vec::new();
+    scan(&lower, |p| match p {
+        Piece::Cjk(s) => out.push(s.to_owned()),
+        Piece::Word(w) => {
+            if !w.is_empty() && !is_stop_word(w) {
+                out.push(w.to_owned());
+            }
+        }
+    });
+    out
+}
+
+/// The reference's suffix stemmer: the first rule whose suffix and length condition hold.
+/// Words that start with a CJK character are returned unchanged.
+pub fn stem(word: &str) -> &str {
+    if word.chars().next().is_some_and(is_cjk) {
+        return word;
+    }
+    let len = word.chars().count();
+    // (suffix, length must exceed, characters to drop), in the reference's order.
+    const RULES: [(&str, usize, usize); 10] = [
+        ("ing", 5, 3),
+        ("tion", 5, 4),
+        ("ness", 5, 4),
+        ("ment", 5, 4),
+        ("ers", 4, 1),
+        ("er", 4, 2),
+        ("es", 4, 2),
+        ("s", 3, 1),
+        ("ed", 4, 2),
+        ("ly", 4, 2),
+    ];
+    for (suffix, min, drop) in RULES {
+        if len > min && word.ends_with(suffix) && !(suffix == "s" && word.ends_with("ss")) {
+            return cut(word, drop);
+        }
+    }
+    word
+}
+
+fn cut(word: &str, chars: usize) -> &str {
+    let idx = word
+        .char_indices()
+        .rev()
+        .nth(chars - 1)
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    &word[..idx]
+}
+
+/// `tokenizeAndStem(text)`.
+pub fn tokenize_and_stem(text: &str) -> Vec<String> {
+    let lower = js_lower(text);
+    let mut out = Vec::new();
+    tokenize_and_stem_into(&lower, |t| out.push(t.to_owned()));
+    out
+}
+
+/// Stream the stemmed tokens of already-lowercased text without allocating a vector.
+pub fn tokenize_and_stem_into<'a>(lower: &'a str, mut emit: impl FnMut(&'a str)) {
+    scan(lower, |p| match p {
+        Piece::Cjk(s) => emit(s),
+        Piece::Word(w) => {
+            if !w.is_empty() && !is_stop_word(w) {
+                emit(stem(w));
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokenize_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("", &[]),
+            ("Create a GitHub issue", &["create", "github", "issue"]),
+            ("mcp__github__create_issue", &["mcp__github__create_issue"]),
+            ("MongoDBDatabase", &["mongodbdatabase"]),
+            ("--foo-bar__", &["foo-bar"]),
+            ("_-_", &[]),
+            ("解析pdf文件", &["解析", "pdf", "文件"]),
+            ("查询谁调用了这个函数", &["查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数"]),
+            ("单", &[]),
+            ("the and of", &[]),
+            ("Ünïcode café 42x", &["n", "code", "caf", "42x"]),
+            ("emoji 😀 ok", &["emoji", "ok"]),
+            ("㐀㐁", &["㐀㐁"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(tokenize(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn stem_table() {
+        let cases: &[(&str, &str)] = &[
+            ("running", "runn"),
+            ("sing", "sing"),
+            ("creation", "crea"),
+            ("action", "ac"),
+            ("notion", "no"),
+            ("ation", "ation"),
+            ("darkness", "dark"),
+            ("management", "manage"),
+            ("users", "user"),
+            ("servers", "server"),
+            ("user", "user"),
+            ("creates", "creat"),
+            ("uses", "use"),
+            ("files", "fil"),
+            ("class", "class"),
+            ("bus", "bus"),
+            ("tools", "tool"),
+            ("created", "creat"),
+            ("quickly", "quick"),
+            ("fly", "fly"),
+            ("解析", "解析"),
+            ("es", "es"),
+        ];
+        for (word, want) in cases {
+            assert_eq!(stem(word), *want, "{word}");
+        }
+    }
+
+    #[test]
+    fn stop_words_are_distinct() {
+        let mut v = STOP_WORDS.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        assert_eq!(v.len(), 114);
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 7));
+    }
+
+    #[test]
+    fn stop_words_checked_before_stemming() {
+        // "uses" is not a stop word, so it is stemmed to "use" (which would have been one).
+        assert_eq!(tokenize_and_stem("uses use"), vec!["use"]);
+    }
+}

@@ -1,0 +1,2 @@
+export * from './toolIndex'
+export * from './keywordSearch'
