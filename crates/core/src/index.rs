@@ -184,6 +184,7 @@ pub struct ToolIndex {
     postings: Vec<Vec<(u32, f64)>>,
     idf: Vec<f64>,
     names: NameMatcher,
+    generation: u64,
     scratch: RefCell<Scratch>,
 }
 
@@ -215,6 +216,7 @@ impl ToolIndex {
             postings: Vec::new(),
             idf: Vec::new(),
             names: NameMatcher::default(),
+            generation: 0,
             scratch: RefCell::new(Scratch::default()),
         }
     }
@@ -231,24 +233,36 @@ impl ToolIndex {
 
     /// Add tools, replacing (in place, keeping their position) any with the same name.
     /// Results afterwards equal those of a fresh build of the resulting list.
-    pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<(), IndexError> {
+    /// Returns the slot of each given tool, in input order.
+    pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
         check_unique(&tools)?;
+        let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::with_capacity(tools.len());
-        let mut replaced = Vec::new();
+        let mut next = self.docs.len() as u32;
         for t in tools {
             match self.by_name.get(&t.name) {
-                Some(&slot) => replaced.push((slot, t)),
-                None => fresh.push(t),
+                Some(&slot) => {
+                    slots.push(slot);
+                    self.unlink(slot);
+                    let a = analyze(t);
+                    self.link(slot, a);
+                }
+                None => {
+                    slots.push(next);
+                    next += 1;
+                    fresh.push(t);
+                }
             }
-        }
-        for (slot, t) in replaced {
-            self.unlink(slot);
-            let a = analyze(t);
-            self.link(slot, a);
         }
         self.insert_batch(fresh);
         self.refresh();
-        Ok(())
+        Ok(slots)
+    }
+
+    /// How many times slots were renumbered (by compaction after removals). Slots handed out
+    /// before a change of this number are no longer valid.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Remove tools by name; returns how many were present.
@@ -410,6 +424,7 @@ impl ToolIndex {
         for v in self.by_name.values_mut() {
             *v = map[*v as usize];
         }
+        self.generation += 1;
     }
 
     /// Recompute IDF, norms and the name matcher after a change.
@@ -559,7 +574,8 @@ impl ToolIndex {
             let i = slot as usize;
             let Some(doc) = &self.docs[i] else { continue };
             let denom = qnorm * doc.norm;
-            let mut score = if denom == 0.0 { 0.0 } else { s.acc[i] / denom };
+            // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
+            let mut score = if denom == 0.0 { 0.0 } else { (s.acc[i] / denom).min(1.0) };
             if has_cjk && score > 0.0 && s.cjk[i] < CJK_MIN_BIGRAM_MATCHES && !s.other[i] {
                 score = 0.0;
             }

@@ -1,0 +1,631 @@
+/**
+ * `@ccb/tool-index-native`: a drop-in, native replacement for claude-code-best's tool index
+ * (`buildToolIndex`, `searchTools`, `getToolIndex`, ...), plus the native index class.
+ *
+ * Search runs in Rust; this layer awaits each tool's `prompt()`, keeps the JavaScript-side
+ * data (descriptions, schemas, the original name strings) and maps native ids back to it.
+ */
+import { binding, type NativeToolIndex } from './native'
+import { ToolIndexError, invalidArg, native } from './errors'
+import { inputSchemaOf } from './schema'
+import type {
+  BuildOptions,
+  Scoring,
+  ToolEntryInput,
+  ToolIndexEntry,
+  ToolLike,
+  ToolSearchResult,
+} from './types'
+
+export { ToolIndexError } from './errors'
+export type { ToolIndexErrorCode } from './errors'
+export type {
+  BuildOptions,
+  Scoring,
+  ToolEntryInput,
+  ToolIndexEntry,
+  ToolLike,
+  ToolSearchResult,
+} from './types'
+
+/** Documented input caps; larger inputs throw `E_TOO_LARGE` (nothing is truncated). */
+export const LIMITS = Object.freeze({
+  /** Longest tool name, in UTF-16 code units. */
+  nameLength: 4096,
+  /** Longest description or searchHint, in UTF-16 code units (16 Mi). */
+  textLength: 16 * 1024 * 1024,
+  /** Longest query, in UTF-16 code units (4 Mi). */
+  queryLength: 4 * 1024 * 1024,
+})
+
+const DEFAULT_LIMIT = 5
+const DEFAULT_MIN_SCORE = 0.1
+const DEFAULT_PROMPT_TIMEOUT_MS = 5000
+
+class ReadonlyNameSet extends Set<string> {
+  private frozen = false
+  constructor(names: Iterable<string>) {
+    super()
+    for (const n of names) super.add(n)
+    this.frozen = true
+  }
+  override add(value: string): this {
+    if (this.frozen) throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
+    return super.add(value)
+  }
+  override delete(): boolean {
+    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
+  }
+  override clear(): void {
+    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
+  }
+}
+
+/** The core tools a ccb host always loads (never deferred, never indexed by default). */
+export const CORE_TOOLS: ReadonlySet<string> = new ReadonlyNameSet(binding.coreTools())
+
+/** Split a tool name into lowercased parts: `mcp__github__create_issue` → github, create, issue. */
+export function parseToolName(name: string): { parts: string[]; full: string; isMcp: boolean } {
+  if (typeof name !== 'string') throw invalidArg(`parseToolName: name must be a string, got ${typeName(name)}`)
+  return native(() => binding.parseToolName(name))
+}
+
+/** The reference tokenizer: lowercased CJK bigrams and ASCII words, stop words dropped. */
+export function tokenize(text: string): string[] {
+  if (typeof text !== 'string') throw invalidArg(`tokenize: text must be a string, got ${typeName(text)}`)
+  checkLength(text, LIMITS.textLength, 'text')
+  return native(() => binding.tokenize(text))
+}
+
+/** `tokenize` followed by the reference's suffix stemmer. */
+export function tokenizeAndStem(text: string): string[] {
+  if (typeof text !== 'string') throw invalidArg(`tokenizeAndStem: text must be a string, got ${typeName(text)}`)
+  checkLength(text, LIMITS.textLength, 'text')
+  return native(() => binding.tokenizeAndStem(text))
+}
+
+/**
+ * Reference `isDeferredTool`: `alwaysLoad === true` → false; a core tool → false; else true.
+ * `options.coreTools` replaces the core set.
+ */
+export function isDeferredTool(tool: Pick<ToolLike, 'name' | 'alwaysLoad'>, options?: Pick<BuildOptions, 'coreTools'>): boolean {
+  if (tool === null || typeof tool !== 'object') throw invalidArg(`isDeferredTool: tool must be an object, got ${typeName(tool)}`)
+  const name = readField(tool, 'name', 0)
+  if (typeof name !== 'string') throw invalidArg(`isDeferredTool: tool.name must be a string, got ${typeName(name)}`)
+  const core = options?.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
+  return native(() => binding.isDeferredTool({ name, alwaysLoad: readField(tool, 'alwaysLoad', 0) === true }, core))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index
+// ---------------------------------------------------------------------------------------------
+
+interface Stored {
+  name: string
+  description: string
+  searchHint: string | undefined
+  isMcp: boolean
+  inputSchema: object | undefined
+}
+
+/** Mutable state shared by the views `getToolIndex` hands out for one cache line. */
+interface State {
+  native: NativeToolIndex
+  byId: (Stored | undefined)[]
+  byName: Map<string, number>
+  generation: number
+  scoring: Scoring
+}
+
+/**
+ * A built tool index. Array-like for code written against the reference (`length`,
+ * iteration, `at`, `map`, `filter`, `find`, `some`, `forEach`): entries are materialized on
+ * access, so searching never pays for them. Not shareable across threads or workers.
+ */
+export class ToolIndex implements Iterable<ToolIndexEntry> {
+  /** @internal */
+  readonly #state: State
+
+  /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
+  constructor(state: State) {
+    this.#state = state
+  }
+
+  /** Build synchronously from plain entries (all are indexed; no deferral filter). */
+  static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring'>): ToolIndex {
+    const scoring = checkScoring(options?.scoring)
+    const stored = entries.map(checkEntry)
+    return new ToolIndex(newState(stored, scoring))
+  }
+
+  /** Number of tools. */
+  get length(): number {
+    return this.#state.native.length
+  }
+
+  /** The scoring mode. */
+  get scoring(): Scoring {
+    return this.#state.scoring
+  }
+
+  /** Search; see `searchTools`. */
+  search(query: string, limit: number = DEFAULT_LIMIT): ToolSearchResult[] {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkLength(query, LIMITS.queryLength, 'query')
+    if (typeof limit !== 'number') {
+      throw new ToolIndexError('E_INVALID_LIMIT', `limit must be a number, got ${typeName(limit)}`)
+    }
+    const s = this.#state
+    const flat = native(() => s.native.searchIds(query, limit, displayMinScore()))
+    const out: ToolSearchResult[] = new Array(flat.length / 2)
+    for (let i = 0, j = 0; i < flat.length; i += 2, j++) {
+      const e = s.byId[flat[i]] as Stored
+      out[j] = {
+        name: e.name,
+        description: e.description,
+        searchHint: e.searchHint,
+        score: flat[i + 1],
+        isMcp: e.isMcp,
+        isDeferred: true,
+        inputSchema: e.inputSchema,
+      }
+    }
+    return out
+  }
+
+  /** Add entries or replace same-named ones (in place); results equal a fresh build. */
+  upsert(entries: readonly ToolEntryInput[]): void {
+    upsertStored(this.#state, entries.map(checkEntry))
+  }
+
+  /** Remove tools by name; returns how many were present. */
+  remove(names: Iterable<string>): number {
+    return removeNames(this.#state, stringList(names, 'names'))
+  }
+
+  /** Whether a tool of this name is indexed. */
+  has(name: string): boolean {
+    return this.#state.byName.has(name)
+  }
+
+  /** The entry of a tool by name. */
+  get(name: string): ToolIndexEntry | undefined {
+    const id = this.#state.byName.get(name)
+    return id === undefined ? undefined : this.#materialize(id)
+  }
+
+  /** Names in index order. */
+  names(): string[] {
+    return this.#ids().map((id) => (this.#state.byId[id] as Stored).name)
+  }
+
+  /** The i-th entry (negative counts from the end), like `Array.prototype.at`. */
+  at(i: number): ToolIndexEntry | undefined {
+    const ids = this.#ids()
+    const k = Math.trunc(i) < 0 ? ids.length + Math.trunc(i) : Math.trunc(i)
+    return k >= 0 && k < ids.length ? this.#materialize(ids[k]) : undefined
+  }
+
+  *[Symbol.iterator](): Iterator<ToolIndexEntry> {
+    for (const id of this.#ids()) yield this.#materialize(id)
+  }
+
+  /** All entries as a real array. */
+  toArray(): ToolIndexEntry[] {
+    return [...this]
+  }
+
+  map<T>(fn: (entry: ToolIndexEntry, index: number) => T): T[] {
+    return this.toArray().map(fn)
+  }
+
+  filter(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry[] {
+    return this.toArray().filter(fn)
+  }
+
+  find(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry | undefined {
+    let i = 0
+    for (const e of this) if (fn(e, i++)) return e
+    return undefined
+  }
+
+  some(fn: (entry: ToolIndexEntry, index: number) => unknown): boolean {
+    return this.find(fn) !== undefined
+  }
+
+  forEach(fn: (entry: ToolIndexEntry, index: number) => void): void {
+    let i = 0
+    for (const e of this) fn(e, i++)
+  }
+
+  #ids(): number[] {
+    return native(() => this.#state.native.ids())
+  }
+
+  #materialize(id: number): ToolIndexEntry {
+    const s = this.#state
+    const e = s.byId[id] as Stored
+    const terms = native(() => s.native.entryTerms(id))
+    const tfVector = new Map<string, number>()
+    const tokens = terms?.tokens ?? []
+    tokens.forEach((t, i) => tfVector.set(t, (terms as { weights: number[] }).weights[i]))
+    return {
+      name: e.name,
+      normalizedName: native(() => s.native.normalizedName(id)) ?? '',
+      description: e.description,
+      searchHint: e.searchHint,
+      isMcp: e.isMcp,
+      isDeferred: true,
+      inputSchema: e.inputSchema,
+      tokens,
+      tfVector,
+    }
+  }
+
+  /** @internal */
+  static stateOf(index: ToolIndex): State {
+    return index.#state
+  }
+}
+
+function newState(stored: Stored[], scoring: Scoring): State {
+  const nativeIndex = native(
+    () =>
+      new binding.ToolIndex(
+        stored.map((e) => ({ name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp })),
+        { scoring },
+      ),
+  )
+  const byName = new Map<string, number>()
+  stored.forEach((e, i) => byName.set(e.name, i))
+  return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring }
+}
+
+function upsertStored(s: State, stored: Stored[]): void {
+  if (stored.length === 0) return
+  const ids = native(() =>
+    s.native.upsert(stored.map((e) => ({ name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp }))),
+  )
+  ids.forEach((id, i) => {
+    s.byId[id] = stored[i]
+    s.byName.set(stored[i].name, id)
+  })
+}
+
+function removeNames(s: State, names: string[]): number {
+  const removed = native(() => s.native.remove(names))
+  for (const n of names) {
+    const id = s.byName.get(n)
+    if (id !== undefined) {
+      s.byId[id] = undefined
+      s.byName.delete(n)
+    }
+  }
+  if (s.native.generation !== s.generation) {
+    // Removals renumbered the ids: rebuild the id map from the native order.
+    const byName = new Map<string, Stored>()
+    for (const e of s.byId) if (e) byName.set(e.name, e)
+    const ids = s.native.ids()
+    const names2 = s.native.names()
+    s.byId = []
+    s.byName = new Map()
+    ids.forEach((id, i) => {
+      const e = byName.get(names2[i]) as Stored
+      s.byId[id] = e
+      s.byName.set(e.name, id)
+    })
+    s.generation = s.native.generation
+  }
+  return removed
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference's module API
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Build the index over the deferred tools of `tools` (drop-in for the reference): awaits each
+ * tool's `prompt()` concurrently (a throw or a timeout gives `""`), takes the input schema from
+ * `inputJSONSchema` or the zod `inputSchema`. Compat scoring unless `options.scoring` says
+ * otherwise. Duplicate names among the indexed tools throw `E_DUPLICATE_NAME`.
+ */
+export async function buildToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  const plan = planBuild(tools, options)
+  const stored = await collect(plan.indexable, tools, options)
+  return new ToolIndex(newState(stored, plan.scoring))
+}
+
+/**
+ * Search the index: results best first, ties in index order, scores at or above
+ * `TOOL_SEARCH_DISPLAY_MIN_SCORE` (default 0.10). `limit` defaults to 5; a fraction is truncated;
+ * NaN, a negative number or a non-number throws `E_INVALID_LIMIT`.
+ * `index` may also be an array of reference-shaped entries (built natively on first use).
+ */
+export function searchTools(query: string, index: ToolIndex | readonly ToolIndexEntry[], limit: number = DEFAULT_LIMIT): ToolSearchResult[] {
+  if (index instanceof ToolIndex) return index.search(query, limit)
+  if (Array.isArray(index)) return fromArray(index).search(query, limit)
+  throw invalidArg(`searchTools: index must be a ToolIndex or an array of entries, got ${typeName(index)}`)
+}
+
+const arrayIndexes = new WeakMap<readonly ToolIndexEntry[], { length: number; index: ToolIndex }>()
+
+function fromArray(entries: readonly ToolIndexEntry[]): ToolIndex {
+  const hit = arrayIndexes.get(entries)
+  if (hit && hit.length === entries.length) return hit.index
+  const index = ToolIndex.fromEntries(entries)
+  arrayIndexes.set(entries, { length: entries.length, index })
+  return index
+}
+
+interface CacheLine {
+  key: string
+  optionsKey: string
+  pending: Promise<ToolIndex>
+  state?: State
+}
+
+let cache: CacheLine | null = null
+
+/**
+ * Cached `buildToolIndex`: returns the same object while the sorted, comma-joined names of
+ * `tools` (and the options) stay the same. When they change — an MCP server connected or
+ * disconnected — the index is updated incrementally (only new tools' prompts are awaited)
+ * and a new object is returned; results equal a fresh build.
+ */
+export function getToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  const key = cacheKey(tools)
+  const optionsKey = optionsKeyOf(options)
+  if (cache && cache.key === key && cache.optionsKey === optionsKey) return cache.pending
+  const previous = cache && cache.optionsKey === optionsKey ? cache : null
+  const line: CacheLine = { key, optionsKey, pending: Promise.resolve(null as unknown as ToolIndex) }
+  line.pending = (async () => {
+    const base = previous ? await previous.pending.then(ToolIndex.stateOf, () => undefined) : undefined
+    let index: ToolIndex
+    if (base) {
+      await updateState(base, tools, options)
+      index = new ToolIndex(base)
+    } else {
+      index = await buildToolIndex(tools, options)
+    }
+    line.state = ToolIndex.stateOf(index)
+    return index
+  })()
+  line.pending.catch(() => {
+    if (cache === line) cache = null
+  })
+  cache = line
+  return line.pending
+}
+
+/** Drop the `getToolIndex` cache. */
+export function clearToolIndexCache(): void {
+  cache = null
+}
+
+async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
+  const plan = planBuild(tools, options)
+  const wanted = new Set(plan.indexable.map((i) => plan.names[i]))
+  const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
+  const added = plan.indexable.filter((i) => !s.byName.has(plan.names[i]))
+  const stored = await collect(added, tools, options)
+  if (removed.length) removeNames(s, removed)
+  upsertStored(s, stored)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+interface Plan {
+  names: string[]
+  indexable: number[]
+  scoring: Scoring
+}
+
+function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
+  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
+  if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
+  const scoring = checkScoring(options.scoring)
+  const names: string[] = new Array(tools.length)
+  const alwaysLoad: boolean[] = new Array(tools.length)
+  tools.forEach((tool, i) => {
+    if (tool === null || typeof tool !== 'object') throw invalidArg(`tools[${i}] must be an object, got ${typeName(tool)}`)
+    const name = readField(tool, 'name', i)
+    if (typeof name !== 'string') throw invalidArg(`tools[${i}].name must be a string, got ${typeName(name)}`)
+    checkName(name, i)
+    names[i] = name
+    alwaysLoad[i] = readField(tool, 'alwaysLoad', i) === true
+  })
+  const core = options.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
+  const exclude = [...envList('TOOL_SEARCH_EXCLUDE'), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
+  const force = [...envList('TOOL_SEARCH_INCLUDE_FORCE'), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
+  const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
+  const indexable: number[] = []
+  keep.forEach((k, i) => k && indexable.push(i))
+  return { names, indexable, scoring }
+}
+
+async function collect(indices: number[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
+  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
+  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout < 0) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number >= 0, got ${String(timeout)}`)
+  }
+  const context = options.promptContext ?? defaultPromptContext(tools)
+  const descriptions = await Promise.all(indices.map((i) => describe(tools[i], context, timeout)))
+  return indices.map((i, k) => {
+    const tool = tools[i]
+    const name = tool.name
+    const hint = readField(tool, 'searchHint', i)
+    const isMcp = readField(tool, 'isMcp', i)
+    let inputSchema: object | undefined
+    try {
+      inputSchema = inputSchemaOf(tool)
+    } catch {
+      inputSchema = undefined
+    }
+    const description = descriptions[k]
+    checkLength(description, LIMITS.textLength, `tools[${i}] description`)
+    const searchHint = typeof hint === 'string' ? hint : undefined
+    if (searchHint !== undefined) checkLength(searchHint, LIMITS.textLength, `tools[${i}].searchHint`)
+    return {
+      name,
+      description,
+      searchHint,
+      isMcp: typeof isMcp === 'boolean' ? isMcp : name.startsWith('mcp__'),
+      inputSchema,
+    }
+  })
+}
+
+async function describe(tool: ToolLike, context: unknown, timeoutMs: number): Promise<string> {
+  try {
+    let pending: unknown
+    if (typeof tool.prompt === 'function') pending = tool.prompt(context)
+    else if (typeof tool.description === 'string') return tool.description
+    else if (typeof tool.description === 'function') pending = tool.description({}, context)
+    else return ''
+    const value = await withTimeout(Promise.resolve(pending), timeoutMs)
+    return typeof value === 'string' ? value : ''
+  } catch {
+    return ''
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms === 0 || ms === Infinity) return p
+  return new Promise<T | undefined>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), ms)
+    p.then(
+      (v) => {
+        clearTimeout(timer)
+        resolve(v)
+      },
+      (e) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    )
+  })
+}
+
+function defaultPromptContext(tools: readonly ToolLike[]): unknown {
+  return {
+    getToolPermissionContext: async () => ({
+      mode: 'default',
+      additionalWorkingDirectories: new Map(),
+      alwaysAllowRules: {},
+      alwaysDenyRules: {},
+      alwaysAskRules: {},
+      isBypassPermissionsModeAvailable: false,
+    }),
+    tools,
+    agents: [],
+  }
+}
+
+function checkEntry(e: ToolEntryInput, i: number): Stored {
+  if (e === null || typeof e !== 'object') throw invalidArg(`entries[${i}] must be an object, got ${typeName(e)}`)
+  const name = readField(e, 'name', i)
+  if (typeof name !== 'string') throw invalidArg(`entries[${i}].name must be a string, got ${typeName(name)}`)
+  checkName(name, i)
+  const description = readField(e, 'description', i) ?? ''
+  if (typeof description !== 'string') throw invalidArg(`entries[${i}].description must be a string, got ${typeName(description)}`)
+  checkLength(description, LIMITS.textLength, `entries[${i}].description`)
+  const hint = readField(e, 'searchHint', i) ?? undefined
+  if (hint !== undefined && typeof hint !== 'string') throw invalidArg(`entries[${i}].searchHint must be a string, got ${typeName(hint)}`)
+  if (hint !== undefined) checkLength(hint, LIMITS.textLength, `entries[${i}].searchHint`)
+  const isMcp = readField(e, 'isMcp', i)
+  if (isMcp !== undefined && typeof isMcp !== 'boolean') throw invalidArg(`entries[${i}].isMcp must be a boolean, got ${typeName(isMcp)}`)
+  const schema = readField(e, 'inputSchema', i)
+  return {
+    name,
+    description,
+    searchHint: hint,
+    isMcp: isMcp ?? name.startsWith('mcp__'),
+    inputSchema: schema !== null && typeof schema === 'object' ? schema : undefined,
+  }
+}
+
+function checkName(name: string, i: number): void {
+  if (name.length === 0) throw invalidArg(`tools[${i}].name must not be empty`)
+  checkLength(name, LIMITS.nameLength, `tools[${i}].name`)
+}
+
+function checkLength(s: string, max: number, what: string): void {
+  if (s.length > max) throw new ToolIndexError('E_TOO_LARGE', `${what} is ${s.length} characters; the limit is ${max}`)
+}
+
+function checkScoring(scoring: unknown): Scoring {
+  if (scoring === undefined || scoring === 'compat') return 'compat'
+  throw new ToolIndexError('E_INVALID_SCORING', `unknown scoring mode ${JSON.stringify(scoring)}; expected 'compat'`)
+}
+
+/** Read a property, turning a throwing getter into `E_INVALID_ARG`. */
+function readField(obj: object, key: string, i: number): any {
+  try {
+    return (obj as Record<string, unknown>)[key]
+  } catch (err) {
+    throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${String((err as Error)?.message ?? err)}`, { cause: err })
+  }
+}
+
+function stringList(v: Iterable<string>, what: string): string[] {
+  if (v === null || typeof v !== 'object' || typeof (v as Iterable<string>)[Symbol.iterator] !== 'function' || typeof v === 'string') {
+    throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
+  }
+  const out = [...v]
+  for (const s of out) if (typeof s !== 'string') throw invalidArg(`${what} must hold only strings, got ${typeName(s)}`)
+  return out
+}
+
+function envList(name: string): string[] {
+  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
+  if (!raw) return []
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+/** `TOOL_SEARCH_DISPLAY_MIN_SCORE`, read at each search; an unparsable value means 0.10. */
+export function displayMinScore(): number {
+  const raw = typeof process !== 'undefined' ? process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE : undefined
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MIN_SCORE
+  const v = Number(raw)
+  return Number.isFinite(v) ? v : DEFAULT_MIN_SCORE
+}
+
+function cacheKey(tools: readonly ToolLike[]): string {
+  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
+  return tools
+    .map((t, i) => {
+      const n = t && typeof t === 'object' ? readField(t, 'name', i) : undefined
+      return typeof n === 'string' ? n : `\u0000${i}`
+    })
+    .sort()
+    .join(',')
+}
+
+function optionsKeyOf(o: BuildOptions): string {
+  if (o === null || typeof o !== 'object') throw invalidArg(`options must be an object, got ${typeName(o)}`)
+  const list = (v: Iterable<string> | undefined) => (v === undefined ? null : [...v])
+  return JSON.stringify([
+    list(o.coreTools),
+    o.scoring ?? 'compat',
+    list(o.exclude),
+    list(o.includeForce),
+    o.promptTimeoutMs ?? null,
+    process.env.TOOL_SEARCH_EXCLUDE ?? '',
+    process.env.TOOL_SEARCH_INCLUDE_FORCE ?? '',
+  ])
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'number' && Number.isNaN(v)) return 'NaN'
+  return typeof v
+}
+
+/** The raw napi-rs binding, for callers who want the native class directly. */
+export { binding as nativeBinding }

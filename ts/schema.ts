@@ -1,0 +1,53 @@
+/**
+ * Input schemas: a tool's `inputJSONSchema`, else the JSON Schema of its zod `inputSchema`.
+ */
+
+type JsonSchema = Record<string, unknown>
+
+let zodToJson: ((schema: unknown) => JsonSchema) | null | undefined
+
+function loadZodConverter(): ((schema: unknown) => JsonSchema) | null {
+  if (zodToJson !== undefined) return zodToJson
+  zodToJson = null
+  try {
+    // zod >= 3.25 ships v4 with `toJSONSchema`; it handles v4 schemas.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const z = require('zod') as { toJSONSchema?: (s: unknown) => JsonSchema }
+    if (typeof z.toJSONSchema === 'function') zodToJson = z.toJSONSchema
+  } catch {
+    // zod is an optional peer dependency
+  }
+  return zodToJson
+}
+
+function isPlainJsonSchema(s: unknown): s is JsonSchema {
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) return false
+  const o = s as Record<string, unknown>
+  return (
+    typeof o.type === 'string' ||
+    (typeof o.properties === 'object' && o.properties !== null) ||
+    typeof o.$schema === 'string' ||
+    Array.isArray(o.anyOf) ||
+    Array.isArray(o.oneOf)
+  )
+}
+
+/** The JSON Schema of a tool's input, or `undefined` when it has none we can read. */
+export function inputSchemaOf(tool: { inputJSONSchema?: unknown; inputSchema?: unknown }): object | undefined {
+  const explicit = tool.inputJSONSchema
+  if (explicit !== undefined && explicit !== null && typeof explicit === 'object') return explicit as object
+  const schema = tool.inputSchema
+  if (schema === undefined || schema === null || typeof schema !== 'object') return undefined
+  const s = schema as Record<string, unknown>
+  if ('_zod' in s || '_def' in s) {
+    const convert = loadZodConverter()
+    if (!convert) return undefined
+    try {
+      return convert(schema)
+    } catch {
+      // e.g. a zod v3 schema handed to v4's converter: not fatal, the tool just has no schema
+      return undefined
+    }
+  }
+  return isPlainJsonSchema(schema) ? schema : undefined
+}
