@@ -26,6 +26,17 @@ export declare class ToolIndex {
    */
   searchIds(query: string, limit: number, minScore: number): Float64Array
   /**
+   * The keyword search of ToolSearch (exact name, `mcp__` prefix, `+required` terms,
+   * +12/+10, +6/+5, +4, +2 points). `score` is the keyword score; `Infinity` for the
+   * exact-name and prefix paths, which are not scored.
+   */
+  keywordSearch(query: string, maxResults?: number | undefined | null): Array<SearchHit>
+  /**
+   * The whole ToolSearch ranking in one call: keyword search and TF-IDF search, merged
+   * (keyword hit at rank r of n: (n - r)/n x keywordWeight; TF-IDF score x tfidfWeight).
+   */
+  toolSearchRank(query: string, maxResults?: number | undefined | null, options?: RankOptions | undefined | null): Array<RankedResult>
+  /**
    * Add tools or replace same-named ones in place; results then equal a fresh build.
    * Returns each given tool's id, in input order.
    */
@@ -88,6 +99,35 @@ export interface ParsedToolName {
 
 /** Split a tool name into lowercased parts (`mcp__github__create_issue` → github, create, issue). */
 export declare function parseToolName(name: string): ParsedToolName
+
+/** One merged ToolSearch result. */
+export interface RankedResult {
+  /** Tool name. */
+  name: string
+  /** Merged score: keyword part + TF-IDF part. */
+  score: number
+  /** The tool's id; absent for the `exactOutside` tool. */
+  id?: number
+  /** 0-based rank in the keyword list, if the keyword search found it. */
+  keywordRank?: number
+  /** Unweighted TF-IDF score, if the TF-IDF search found it. */
+  tfidfScore?: number
+}
+
+/** Options of `toolSearchRank`. */
+export interface RankOptions {
+  /** Weight of the keyword half (default 0.4, `TOOL_SEARCH_WEIGHT_KEYWORD`). */
+  keywordWeight?: number
+  /** Weight of the TF-IDF half (default 0.6, `TOOL_SEARCH_WEIGHT_TFIDF`). */
+  tfidfWeight?: number
+  /** Display threshold of the TF-IDF half (default: the index's). */
+  minScore?: number
+  /**
+   * A non-indexed tool (e.g. a core tool) whose lowercased name equals the trimmed,
+   * lowercased query; used when no indexed tool matches the query exactly.
+   */
+  exactOutside?: string
+}
 
 /** One search result. */
 export interface SearchHit {

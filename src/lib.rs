@@ -135,6 +135,35 @@ pub struct SearchHit {
     pub id: u32,
 }
 
+/// Options of `toolSearchRank`.
+#[napi(object)]
+pub struct RankOptions {
+    /// Weight of the keyword half (default 0.4, `TOOL_SEARCH_WEIGHT_KEYWORD`).
+    pub keyword_weight: Option<f64>,
+    /// Weight of the TF-IDF half (default 0.6, `TOOL_SEARCH_WEIGHT_TFIDF`).
+    pub tfidf_weight: Option<f64>,
+    /// Display threshold of the TF-IDF half (default: the index's).
+    pub min_score: Option<f64>,
+    /// A non-indexed tool (e.g. a core tool) whose lowercased name equals the trimmed,
+    /// lowercased query; used when no indexed tool matches the query exactly.
+    pub exact_outside: Option<String>,
+}
+
+/// One merged ToolSearch result.
+#[napi(object)]
+pub struct RankedResult {
+    /// Tool name.
+    pub name: String,
+    /// Merged score: keyword part + TF-IDF part.
+    pub score: f64,
+    /// The tool's id; absent for the `exactOutside` tool.
+    pub id: Option<u32>,
+    /// 0-based rank in the keyword list, if the keyword search found it.
+    pub keyword_rank: Option<u32>,
+    /// Unweighted TF-IDF score, if the TF-IDF search found it.
+    pub tfidf_score: Option<f64>,
+}
+
 /// The reference's `tokens` and `tfVector` of one indexed tool.
 #[napi(object)]
 pub struct EntryTerms {
@@ -224,6 +253,67 @@ impl ToolIndex {
             flat.push(h.score);
         }
         Ok(Float64Array::new(flat))
+    }
+
+    /// The keyword search of ToolSearch (exact name, `mcp__` prefix, `+required` terms,
+    /// +12/+10, +6/+5, +4, +2 points). `score` is the keyword score; `Infinity` for the
+    /// exact-name and prefix paths, which are not scored.
+    #[napi(catch_unwind)]
+    pub fn keyword_search(&self, env: Env, query: String, max_results: Option<f64>) -> Result<Vec<SearchHit>> {
+        let max = core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
+        Ok(core::keyword::keyword_search(&self.inner, &query, max)
+            .into_iter()
+            .filter_map(|h| {
+                self.inner.doc(h.slot).map(|d| SearchHit {
+                    name: d.name.clone(),
+                    score: h.score,
+                    id: h.slot,
+                })
+            })
+            .collect())
+    }
+
+    /// The whole ToolSearch ranking in one call: keyword search and TF-IDF search, merged
+    /// (keyword hit at rank r of n: (n - r)/n x keywordWeight; TF-IDF score x tfidfWeight).
+    #[napi(catch_unwind)]
+    pub fn tool_search_rank(
+        &self,
+        env: Env,
+        query: String,
+        max_results: Option<f64>,
+        options: Option<RankOptions>,
+    ) -> Result<Vec<RankedResult>> {
+        let err = |e| coded(&env, e);
+        let max = core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(err)?;
+        let o = options.unwrap_or(RankOptions {
+            keyword_weight: None,
+            tfidf_weight: None,
+            min_score: None,
+            exact_outside: None,
+        });
+        let defaults = core::keyword::MergeWeights::default();
+        let weights = core::keyword::MergeWeights {
+            keyword: core::error::finite(o.keyword_weight.unwrap_or(defaults.keyword), "keywordWeight").map_err(err)?,
+            tfidf: core::error::finite(o.tfidf_weight.unwrap_or(defaults.tfidf), "tfidfWeight").map_err(err)?,
+        };
+        let min = match o.min_score {
+            Some(m) => core::error::finite(m, "minScore").map_err(err)?,
+            None => self.min_score,
+        };
+        let outside = o.exact_outside.as_deref();
+        let hits = core::keyword::tool_search_rank(&self.inner, &query, max, weights, min, outside);
+        Ok(hits
+            .into_iter()
+            .filter_map(|h| {
+                h.name(&self.inner, outside).map(|name| RankedResult {
+                    name: name.to_owned(),
+                    score: h.score,
+                    id: h.slot,
+                    keyword_rank: h.keyword_rank,
+                    tfidf_score: h.tfidf_score,
+                })
+            })
+            .collect())
     }
 
     /// Add tools or replace same-named ones in place; results then equal a fresh build.

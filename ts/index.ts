@@ -100,6 +100,17 @@ export function isDeferredTool(tool: Pick<ToolLike, 'name' | 'alwaysLoad'>, opti
 // The index
 // ---------------------------------------------------------------------------------------------
 
+/** One merged ToolSearch result. */
+export interface RankedTool {
+  name: string
+  /** Keyword part + TF-IDF part. */
+  score: number
+  /** 0-based rank in the keyword list, when the keyword search found the tool. */
+  keywordRank?: number
+  /** The unweighted TF-IDF score, when the TF-IDF search found the tool. */
+  tfidfScore?: number
+}
+
 interface Stored {
   name: string
   description: string
@@ -171,6 +182,49 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
       }
     }
     return out
+  }
+
+  /**
+   * The whole ToolSearch ranking (keyword + TF-IDF merge, SPEC §6) in one native call.
+   * `exactOutside` names a non-indexed tool whose lowercased name equals the query.
+   */
+  rankToolSearch(
+    query: string,
+    maxResults: number = DEFAULT_LIMIT,
+    weights: { keyword: number; tfidf: number } = { keyword: 0.4, tfidf: 0.6 },
+    exactOutside?: string,
+  ): RankedTool[] {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkLength(query, LIMITS.queryLength, 'query')
+    if (typeof maxResults !== 'number') {
+      throw new ToolIndexError('E_INVALID_LIMIT', `maxResults must be a number, got ${typeName(maxResults)}`)
+    }
+    const s = this.#state
+    const ranked = native(() =>
+      s.native.toolSearchRank(query, maxResults, {
+        keywordWeight: weights.keyword,
+        tfidfWeight: weights.tfidf,
+        minScore: displayMinScore(),
+        exactOutside,
+      }),
+    )
+    return ranked.map((r) => ({
+      name: r.id === undefined || r.id === null ? r.name : (s.byId[r.id] as Stored).name,
+      score: r.score,
+      keywordRank: r.keywordRank ?? undefined,
+      tfidfScore: r.tfidfScore ?? undefined,
+    }))
+  }
+
+  /** The keyword half of ToolSearch alone: names best first (exact / prefix paths score Infinity). */
+  keywordSearch(query: string, maxResults: number = DEFAULT_LIMIT): { name: string; score: number }[] {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkLength(query, LIMITS.queryLength, 'query')
+    if (typeof maxResults !== 'number') {
+      throw new ToolIndexError('E_INVALID_LIMIT', `maxResults must be a number, got ${typeName(maxResults)}`)
+    }
+    const s = this.#state
+    return native(() => s.native.keywordSearch(query, maxResults)).map((h) => ({ name: (s.byId[h.id] as Stored).name, score: h.score }))
   }
 
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
@@ -361,45 +415,62 @@ interface CacheLine {
   key: string
   optionsKey: string
   pending: Promise<ToolIndex>
-  state?: State
 }
 
-let cache: CacheLine | null = null
+/**
+ * One cached index line: the same object while the sorted, comma-joined tool names (and the
+ * options) hold; when they change, the previous index is updated incrementally.
+ */
+export class ToolIndexCache {
+  #line: CacheLine | null = null
+  /** How many full builds and incremental updates this cache has done. */
+  readonly stats = { builds: 0, updates: 0 }
+
+  get(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+    const key = cacheKey(tools)
+    const optionsKey = optionsKeyOf(options)
+    const cur = this.#line
+    if (cur && cur.key === key && cur.optionsKey === optionsKey) return cur.pending
+    const previous = cur && cur.optionsKey === optionsKey ? cur : null
+    const line: CacheLine = { key, optionsKey, pending: Promise.resolve(null as unknown as ToolIndex) }
+    line.pending = (async () => {
+      const base = previous ? await previous.pending.then(ToolIndex.stateOf, () => undefined) : undefined
+      if (base) {
+        await updateState(base, tools, options)
+        this.stats.updates++
+        return new ToolIndex(base)
+      }
+      this.stats.builds++
+      return buildToolIndex(tools, options)
+    })()
+    line.pending.catch(() => {
+      if (this.#line === line) this.#line = null
+    })
+    this.#line = line
+    return line.pending
+  }
+
+  /** Forget the cached index. */
+  clear(): void {
+    this.#line = null
+  }
+}
+
+const dropInCache = new ToolIndexCache()
 
 /**
  * Cached `buildToolIndex`: returns the same object while the sorted, comma-joined names of
- * `tools` (and the options) stay the same. When they change — an MCP server connected or
- * disconnected — the index is updated incrementally (only new tools' prompts are awaited)
+ * `tools` (and the options) stay the same. When they change (an MCP server connected or
+ * disconnected) the index is updated incrementally (only new tools' prompts are awaited)
  * and a new object is returned; results equal a fresh build.
  */
 export function getToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
-  const key = cacheKey(tools)
-  const optionsKey = optionsKeyOf(options)
-  if (cache && cache.key === key && cache.optionsKey === optionsKey) return cache.pending
-  const previous = cache && cache.optionsKey === optionsKey ? cache : null
-  const line: CacheLine = { key, optionsKey, pending: Promise.resolve(null as unknown as ToolIndex) }
-  line.pending = (async () => {
-    const base = previous ? await previous.pending.then(ToolIndex.stateOf, () => undefined) : undefined
-    let index: ToolIndex
-    if (base) {
-      await updateState(base, tools, options)
-      index = new ToolIndex(base)
-    } else {
-      index = await buildToolIndex(tools, options)
-    }
-    line.state = ToolIndex.stateOf(index)
-    return index
-  })()
-  line.pending.catch(() => {
-    if (cache === line) cache = null
-  })
-  cache = line
-  return line.pending
+  return dropInCache.get(tools, options)
 }
 
 /** Drop the `getToolIndex` cache. */
 export function clearToolIndexCache(): void {
-  cache = null
+  dropInCache.clear()
 }
 
 async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
@@ -629,3 +700,14 @@ function typeName(v: unknown): string {
 
 /** The raw napi-rs binding, for callers who want the native class directly. */
 export { binding as nativeBinding }
+
+export {
+  toolSearch,
+  formatToolSearchResult,
+  ToolSearchSession,
+  type ToolSearchInput,
+  type ToolSearchContext,
+  type ToolSearchOutput,
+  type ToolResultBlock,
+} from './toolSearch'
+export { executeTool, type ExecuteToolInput, type ExecuteToolOutput, type ExecuteToolOptions } from './executeTool'

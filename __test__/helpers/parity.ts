@@ -1,0 +1,32 @@
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+
+export interface ParityVectors {
+  tokenize: { text: string; tokens: string[]; stemmed: string[] }[]
+  parseToolName: { name: string; parts: string[]; full: string; isMcp: boolean }[]
+  catalog: { name: string; description: string; searchHint?: string }[]
+  search: { query: string; limit: number; results: { name: string; score: number }[] }[]
+  keyword: { query: string; maxResults: number; results: string[] }[]
+  hybrid: { query: string; maxResults: number; results: { name: string; score: number }[] }[]
+}
+
+/** `TOOL_INDEX_PARITY` or `<repo>/../shared/parity/reference-vectors.json`. */
+export function parityPath(): string {
+  return process.env.TOOL_INDEX_PARITY ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'parity', 'reference-vectors.json')
+}
+
+let cached: ParityVectors | undefined
+export function loadParity(): ParityVectors {
+  cached ??= JSON.parse(fs.readFileSync(parityPath(), 'utf8')) as ParityVectors
+  return cached
+}
+
+/** Names and scores equal (scores within 1e-9); returns a description of the first difference. */
+export function diffRanked(got: { name: string; score: number }[], want: { name: string; score: number }[]): string | null {
+  if (got.length !== want.length) return `length ${got.length} != ${want.length}`
+  for (let i = 0; i < got.length; i++) {
+    if (got[i].name !== want[i].name) return `#${i}: ${got[i].name} != ${want[i].name}`
+    if (Math.abs(got[i].score - want[i].score) > 1e-9) return `#${i} ${got[i].name}: ${got[i].score} != ${want[i].score}`
+  }
+  return null
+}

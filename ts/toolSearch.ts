@@ -1,0 +1,201 @@
+/**
+ * ToolSearch (SPEC §6): `select:`, `discover:`, and keyword + TF-IDF ranking in one native
+ * call, over the deferred tools of the host's tool list.
+ */
+import { ToolIndexError, invalidArg } from './errors'
+import { CORE_TOOLS, ToolIndex, ToolIndexCache } from './index'
+import { inputSchemaOf } from './schema'
+import type { BuildOptions, Scoring, ToolLike } from './types'
+
+/** The ToolSearch tool's input. */
+export interface ToolSearchInput {
+  query: string
+  max_results?: number
+}
+
+/** What `toolSearch` needs from the host. */
+export interface ToolSearchContext {
+  /** The host's full tool list (core and deferred, built-in and MCP). */
+  tools: readonly ToolLike[]
+  /** MCP servers still connecting (named when nothing matches). */
+  pendingMcpServers?: readonly string[]
+  /** Replaces the core set. */
+  coreTools?: Iterable<string>
+  scoring?: Scoring
+  /** Records what this search returned, for `executeTool`'s `requireDiscovered`. */
+  session?: ToolSearchSession
+  /** The index cache to use (a module-wide one by default). */
+  cache?: ToolIndexCache
+  /** Passed to the index build (prompt timeout, prompt context, exclude / includeForce). */
+  buildOptions?: Omit<BuildOptions, 'coreTools' | 'scoring'>
+}
+
+/** The ToolSearch tool's output (the reference's shape, plus `text` for `discover:`). */
+export interface ToolSearchOutput {
+  matches: string[]
+  query: string
+  total_deferred_tools: number
+  pending_mcp_servers?: string[]
+  already_loaded?: string[]
+  /** `discover:` only: each match's name, score, description and JSON schema. */
+  text?: string
+}
+
+/** Remembers which tools ToolSearch has returned in a session. */
+export class ToolSearchSession {
+  readonly discovered = new Set<string>()
+  record(names: Iterable<string>): void {
+    for (const n of names) this.discovered.add(n)
+  }
+}
+
+const sharedCache = new ToolIndexCache()
+
+const DEFAULT_MAX_RESULTS = 5
+
+function envWeight(name: string, fallback: number): number {
+  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
+  if (raw === undefined || raw.trim() === '') return fallback
+  const v = Number(raw)
+  return Number.isFinite(v) ? v : fallback
+}
+
+/** The merge weights, from env `TOOL_SEARCH_WEIGHT_KEYWORD` / `TOOL_SEARCH_WEIGHT_TFIDF`. */
+export function mergeWeights(): { keyword: number; tfidf: number } {
+  return { keyword: envWeight('TOOL_SEARCH_WEIGHT_KEYWORD', 0.4), tfidf: envWeight('TOOL_SEARCH_WEIGHT_TFIDF', 0.6) }
+}
+
+function findByName(tools: readonly ToolLike[], name: string): ToolLike | undefined {
+  for (const t of tools) {
+    if (t.name === name) return t
+  }
+  for (const t of tools) {
+    if (Array.isArray(t.aliases) && t.aliases.includes(name)) return t
+  }
+  return undefined
+}
+
+/** Run a ToolSearch query over the host's tools. */
+export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
+  if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
+  if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
+  const query = input.query
+  if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
+  const max = input.max_results ?? DEFAULT_MAX_RESULTS
+  if (typeof max !== 'number' || Number.isNaN(max) || max < 0) {
+    throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
+  }
+  const maxResults = Math.trunc(max)
+  const tools = ctx.tools
+  if (!Array.isArray(tools)) throw invalidArg('toolSearch: ctx.tools must be an array of tools')
+  const coreOpt = ctx.coreTools === undefined ? undefined : { coreTools: [...ctx.coreTools] }
+  // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
+  const core = new Set(coreOpt ? coreOpt.coreTools : CORE_TOOLS)
+  const deferred = tools.filter((t) => t?.alwaysLoad !== true && !core.has(t?.name))
+  const pending = ctx.pendingMcpServers?.length ? [...ctx.pendingMcpServers] : undefined
+  const base = { query, total_deferred_tools: deferred.length }
+  const finish = (out: ToolSearchOutput): ToolSearchOutput => {
+    if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
+    ctx.session?.record(out.matches)
+    return out
+  }
+
+  const select = /^select:(.+)$/i.exec(query)
+  if (select) {
+    const found: string[] = []
+    const already: string[] = []
+    for (const want of select[1].split(',').map((s) => s.trim())) {
+      if (!want) continue
+      const d = findByName(deferred, want)
+      const tool = d ?? findByName(tools, want)
+      if (!tool || found.includes(tool.name)) continue
+      found.push(tool.name)
+      if (!d) already.push(tool.name)
+    }
+    const out: ToolSearchOutput = { matches: found, ...base }
+    if (already.length) out.already_loaded = already
+    return finish(out)
+  }
+
+  const index = await (ctx.cache ?? sharedCache).get(tools, {
+    ...ctx.buildOptions,
+    ...(coreOpt ?? {}),
+    scoring: ctx.scoring,
+  })
+
+  const discover = /^discover:([\s\S]*)$/i.exec(query)
+  if (discover) {
+    const hits = index.search(discover[1], maxResults)
+    const text = hits.length
+      ? hits
+          .map(
+            (h) =>
+              `${h.name} (score: ${h.score.toFixed(2)})\n${h.description}\n` +
+              `Input schema: ${h.inputSchema ? JSON.stringify(h.inputSchema) : '(none)'}`,
+          )
+          .join('\n\n')
+      : `No deferred tools match "${discover[1].trim()}".`
+    return finish({ matches: hits.map((h) => h.name), ...base, text })
+  }
+
+  if (query.trim() === '') return finish({ matches: [], ...base })
+  // The reference's exact-name path looks in the deferred tools, then in all tools: pass the
+  // first non-indexed tool with that lowercased name; the native side prefers an indexed one.
+  const lower = query.toLowerCase().trim()
+  const exactOutside = tools.find((t) => typeof t?.name === 'string' && t.name.length === lower.length && t.name.toLowerCase() === lower && !index.has(t.name))?.name
+  const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside)
+  return finish({ matches: ranked.map((r) => r.name), ...base })
+}
+
+/** One `tool_result` content block for the model. */
+export interface ToolResultBlock {
+  type: 'tool_result'
+  tool_use_id: string
+  content: string | { type: 'tool_reference'; tool_name: string }[]
+}
+
+/**
+ * Render a ToolSearch output for the model: `tool_reference` blocks where the provider
+ * supports them, else text that names the matches (with descriptions and schemas when
+ * `tools` is given), marks core tools as already loaded, and says how to call ExecuteTool.
+ */
+export function formatToolSearchResult(
+  output: ToolSearchOutput,
+  toolUseId: string,
+  options: { supportsToolReference: boolean; tools?: readonly ToolLike[]; executeToolName?: string },
+): ToolResultBlock {
+  const block = (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', tool_use_id: toolUseId, content })
+  if (output.matches.length === 0) {
+    let text = 'No matching deferred tools found'
+    if (output.pending_mcp_servers?.length) {
+      text += `. Some MCP servers are still connecting: ${output.pending_mcp_servers.join(', ')}. Their tools will become available shortly; try searching again.`
+    }
+    return block(text)
+  }
+  if (output.text !== undefined) return block(output.text)
+  if (options.supportsToolReference) {
+    return block(output.matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name })))
+  }
+  const exec = options.executeToolName ?? 'ExecuteTool'
+  const loaded = new Set(output.already_loaded ?? [])
+  const lines = output.matches.map((name) => {
+    const tool = options.tools ? findByName(options.tools, name) : undefined
+    const desc = typeof tool?.description === 'string' ? ` — ${firstLine(tool.description)}` : ''
+    if (loaded.has(name)) return `- ${name} (already loaded: call it directly)${desc}`
+    const schema = tool ? inputSchemaOf(tool) : undefined
+    return `- ${name}${desc}${schema ? `\n  params schema: ${JSON.stringify(schema)}` : ''}`
+  })
+  const deferredCount = output.matches.filter((n) => !loaded.has(n)).length
+  const how =
+    deferredCount > 0
+      ? `\nTo run one of these, call ${exec} with {"tool_name": "<name>", "params": {...}}, params matching the tool's schema.`
+      : ''
+  return block(`Found ${output.matches.length} tool${output.matches.length === 1 ? '' : 's'}:\n${lines.join('\n')}${how}`)
+}
+
+function firstLine(s: string): string {
+  const line = s.split('\n', 1)[0]
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line
+}
+
+export type { ToolIndex }
