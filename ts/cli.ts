@@ -36,6 +36,8 @@ const USAGE = `usage: tool-index search "<query>" [--catalog FILE] [--limit N] [
 Queries may use ToolSearch syntax: "select:A,B", "discover:<text>", "+required words".`
 
 class UsageError extends Error {}
+/** A problem with the user's input files: a message and exit code 1, no usage text. */
+class InputError extends Error {}
 
 function parseArgs(argv: string[]): Args {
   const a: Args = { limit: 5, tfidf: false, all: false, json: false }
@@ -78,20 +80,20 @@ export function loadCatalog(file: string): CatalogTool[] {
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (e) {
-    throw new UsageError(`cannot read catalog ${file}: ${(e as Error).message}`)
+    throw new InputError(`cannot read catalog ${file}: ${(e as Error).message}`)
   }
   let data: unknown
   try {
     data = JSON.parse(text)
   } catch (e) {
-    throw new UsageError(`catalog ${file} is not valid JSON: ${(e as Error).message}`)
+    throw new InputError(`catalog ${file} is not valid JSON: ${(e as Error).message}`)
   }
   const d = data as { tools?: unknown; result?: { tools?: unknown } }
   const list = Array.isArray(data) ? data : Array.isArray(d?.tools) ? d.tools : Array.isArray(d?.result?.tools) ? d.result!.tools : undefined
-  if (!Array.isArray(list)) throw new UsageError(`catalog ${file} has no tool list (expected {tools: [...]}, an array, or an MCP tools/list result)`)
+  if (!Array.isArray(list)) throw new InputError(`catalog ${file} has no tool list (expected {tools: [...]}, an array, or an MCP tools/list result)`)
   return list.map((t, i) => {
     if (!t || typeof t !== 'object' || typeof (t as CatalogTool).name !== 'string') {
-      throw new UsageError(`catalog ${file}: tool #${i} has no string "name"`)
+      throw new InputError(`catalog ${file}: tool #${i} has no string "name"`)
     }
     return t as CatalogTool
   })
@@ -160,6 +162,10 @@ if (require.main === module) {
       if (err instanceof UsageError) {
         process.stderr.write(err.message ? `tool-index: ${err.message}\n${USAGE}\n` : `${USAGE}\n`)
         process.exit(err.message ? 2 : 0)
+      }
+      if (err instanceof InputError) {
+        process.stderr.write(`tool-index: ${err.message}\n`)
+        process.exit(1)
       }
       const code = err instanceof ToolIndexError ? ` [${err.code}]` : ''
       process.stderr.write(`tool-index: ${(err as Error)?.message ?? err}${code}\n`)

@@ -3,6 +3,8 @@
  * Schema (ajv) and asking its own permission check. Nothing runs that must not.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
+import Ajv2019 from 'ajv/dist/2019'
+import Ajv2020 from 'ajv/dist/2020'
 import { ToolIndexError, invalidArg } from './errors'
 import { isDeferredTool } from './index'
 import { inputSchemaOf } from './schema'
@@ -52,14 +54,35 @@ type Tool = ToolLike & {
   call: (input: any, ctx: any, canUseTool?: any, parentMessage?: any, onProgress?: any) => unknown
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false })
+const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const
+const ajvDraft7 = new Ajv(AJV_OPTIONS)
+const ajv2019 = new Ajv2019(AJV_OPTIONS)
+const ajv2020 = new Ajv2020(AJV_OPTIONS)
 const compiled = new WeakMap<object, ValidateFunction | Error>()
+
+/**
+ * Compile with the validator of the schema's declared draft: 2020-12 (zod v4, newer MCP
+ * servers), 2019-09, else draft-07; a schema declaring another draft (04, 06) is compiled as
+ * draft-07 without its `$schema` (the keywords tools use mean the same there).
+ */
+function compileSchema(schema: object): ValidateFunction {
+  const declared = (schema as { $schema?: unknown }).$schema
+  if (typeof declared === 'string') {
+    if (declared.includes('2020-12')) return ajv2020.compile(schema)
+    if (declared.includes('2019-09')) return ajv2019.compile(schema)
+    if (!declared.includes('draft-07')) {
+      const { $schema: _drop, ...rest } = schema as Record<string, unknown>
+      return ajvDraft7.compile(rest)
+    }
+  }
+  return ajvDraft7.compile(schema)
+}
 
 function validatorFor(schema: object): ValidateFunction | Error {
   let v = compiled.get(schema)
   if (!v) {
     try {
-      v = ajv.compile(schema)
+      v = compileSchema(schema)
     } catch (e) {
       v = e instanceof Error ? e : new Error(String(e))
     }

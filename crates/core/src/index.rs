@@ -10,7 +10,7 @@
 //! slot). Removing a tool leaves an empty slot, so the survivors keep their relative order,
 //! and adding a tool appends it — exactly the order a fresh build of the same list has.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
@@ -40,6 +40,10 @@ pub struct ToolDoc {
     pub search_hint: Option<String>,
     /// Overrides the `mcp__` prefix test when given.
     pub is_mcp: Option<bool>,
+    /// The MCP server (enhanced scoring; `mcp__<server>__` names carry it already).
+    pub server: Option<String>,
+    /// Flattened input-schema text: property names and descriptions (enhanced scoring).
+    pub schema_text: Option<String>,
 }
 
 impl ToolDoc {
@@ -186,6 +190,8 @@ pub struct ToolIndex {
     names: NameMatcher,
     generation: u64,
     scratch: RefCell<Scratch>,
+    /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
+    keyword: OnceCell<crate::keyword::KeywordIndex>,
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -218,6 +224,7 @@ impl ToolIndex {
             names: NameMatcher::default(),
             generation: 0,
             scratch: RefCell::new(Scratch::default()),
+            keyword: OnceCell::new(),
         }
     }
 
@@ -263,6 +270,11 @@ impl ToolIndex {
     /// before a change of this number are no longer valid.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// The keyword-search postings of this version of the index (built on first use).
+    pub(crate) fn keyword_index(&self) -> &crate::keyword::KeywordIndex {
+        self.keyword.get_or_init(|| crate::keyword::KeywordIndex::build(self))
     }
 
     /// Remove tools by name; returns how many were present.
@@ -429,6 +441,7 @@ impl ToolIndex {
 
     /// Recompute IDF, norms and the name matcher after a change.
     fn refresh(&mut self) {
+        self.keyword = OnceCell::new();
         let n = self.live as f64;
         for (t, p) in self.postings.iter().enumerate() {
             self.idf[t] = if p.is_empty() { 0.0 } else { (n / p.len() as f64).ln() };
@@ -621,7 +634,7 @@ pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
     hits.sort_unstable_by(cmp);
 }
 
-fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
+pub(crate) fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
     let mut seen = FxHashSet::default();
     let mut dups = Vec::new();
     for t in tools {
@@ -721,5 +734,78 @@ mod tests {
         ];
         top_k(&mut hits, 3);
         assert_eq!(hits.iter().map(|h| h.slot).collect::<Vec<_>>(), vec![2, 1, 3]);
+    }
+}
+
+/// One query term's share of a compat score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompatTermExplain {
+    pub term: String,
+    /// Query-side TF × IDF.
+    pub query_weight: f64,
+    /// Tool-side TF × IDF (0 when the tool lacks the term).
+    pub tool_weight: f64,
+    /// `query_weight × tool_weight / (‖q‖·‖d‖)`.
+    pub contribution: f64,
+}
+
+/// Why a tool got its compat score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompatExplain {
+    pub name: String,
+    pub cosine: f64,
+    pub cjk_guard_zeroed: bool,
+    pub name_boosted: bool,
+    pub score: f64,
+    pub terms: Vec<CompatTermExplain>,
+}
+
+impl ToolIndex {
+    /// Per-term contributions of one tool's compat score for a query.
+    pub fn explain(&self, query: &str, name: &str) -> Option<CompatExplain> {
+        let slot = self.slot_of(name)?;
+        let doc = self.doc(slot)?;
+        let lower = js_lower(query);
+        let mut qterms: Vec<(&str, u32)> = Vec::new();
+        tokenize_and_stem_into(&lower, |t| match qterms.iter_mut().find(|(q, _)| *q == t) {
+            Some(e) => e.1 += 1,
+            None => qterms.push((t, 1)),
+        });
+        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
+        let qw: Vec<(&str, f64)> = qterms
+            .iter()
+            .map(|&(t, c)| (t, c as f64 / max * self.idf(t).unwrap_or(0.0)))
+            .collect();
+        let qnorm = qw.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
+        let denom = qnorm * doc.norm;
+        let terms: Vec<CompatTermExplain> = qw
+            .iter()
+            .map(|&(t, w)| {
+                let dw = self
+                    .vocab
+                    .get(t)
+                    .and_then(|id| doc.terms.iter().find(|(x, _)| x == id).map(|(_, tf)| tf * self.idf[*id as usize]))
+                    .unwrap_or(0.0);
+                CompatTermExplain {
+                    term: t.to_owned(),
+                    query_weight: w,
+                    tool_weight: dw,
+                    contribution: if denom == 0.0 { 0.0 } else { w * dw / denom },
+                }
+            })
+            .collect();
+        let cosine = terms.iter().map(|t| t.contribution).sum::<f64>().min(1.0);
+        let hit = self.score_all(query).into_iter().find(|h| h.slot == slot);
+        let score = hit.map(|h| h.score).unwrap_or(0.0);
+        let haystack: String = lower.chars().map(|c| if c == '-' || c == '_' { ' ' } else { c }).collect();
+        let name_boosted = !qterms.is_empty() && haystack.contains(doc.parsed.full.as_str());
+        Some(CompatExplain {
+            name: doc.name.clone(),
+            cosine,
+            cjk_guard_zeroed: cosine > 0.0 && score < cosine.min(NAME_BOOST.max(cosine)) && !name_boosted,
+            name_boosted,
+            score,
+            terms,
+        })
     }
 }

@@ -12,6 +12,7 @@
 //! * [`error`] — errors with stable codes.
 
 pub mod core_tools;
+pub mod enhanced;
 pub mod error;
 pub mod index;
 pub mod keyword;

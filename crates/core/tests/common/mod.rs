@@ -32,6 +32,7 @@ pub fn catalog(v: &Value) -> Vec<ToolDoc> {
             description: t["description"].as_str().unwrap_or("").to_owned(),
             search_hint: t["searchHint"].as_str().map(str::to_owned),
             is_mcp: None,
+            ..Default::default()
         })
         .collect()
 }

@@ -1,0 +1,874 @@
+//! **Enhanced** ranking: BM25F over five fields with name-aware matching.
+//!
+//! * Fields: the tool's own name (the leaf after `mcp__server__`), its server, the
+//!   searchHint, the description, and the input schema's property names and descriptions,
+//!   each with a weight and a length normalization ([`Params`]).
+//! * One analyzer for tools and queries ([`analyze`]): Unicode words, identifier splitting,
+//!   Snowball stemming, CJK bigrams, a token-length cap.
+//! * Name matching on token boundaries: a query token equal to a tool's full name, its leaf
+//!   name or its compacted name (`croncreate`), or a server plus a leaf
+//!   (`slack send_message`), puts the tool in a *tier* that BM25F cannot outrank.
+//! * `server:NAME` and `+NAME` (a known server) restrict results to a server; `+word`
+//!   requires a word.
+//! * Typo tolerance on name words (one edit, words of 5+ letters), a Chinese → English
+//!   lexicon ([`lexicon`]) for CJK queries, and an abstain rule: when the best tool covers
+//!   too little of the query, nothing is returned.
+//!
+//! Scores: `tier + relevance`, where `tier` ∈ {0, 1, 2, 3} is the name-match tier and
+//! `relevance` ∈ [0, 1) is the BM25F score divided by the query's maximum attainable score.
+
+pub mod analyze;
+pub mod lexicon;
+
+use std::cell::RefCell;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::{ErrorCode, IndexError};
+use crate::index::{top_k, Hit, ToolDoc};
+use crate::name::MCP_PREFIX;
+use analyze::{is_cjk, Analyzer};
+
+/// Number of fields.
+pub const FIELDS: usize = 5;
+/// Field names, in field order.
+pub const FIELD_NAMES: [&str; FIELDS] = ["name", "server", "searchHint", "description", "schema"];
+
+/// Ranking parameters (chosen by measurement on the dev split of `bench/quality.mjs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// BM25 term-frequency saturation.
+    pub k1: f64,
+    /// Field weights: name, server, searchHint, description, schema.
+    pub weights: [f64; FIELDS],
+    /// Field length normalization (0 = none, 1 = full).
+    pub b: [f64; FIELDS],
+    /// Query weight of a one-edit correction of an unknown word.
+    pub typo_weight: f64,
+    /// Query weight of a lexicon expansion of CJK text.
+    pub lexicon_weight: f64,
+    /// Abstain when the best tool matches less than this share of the query's IDF mass
+    /// (and no name matched).
+    pub abstain_coverage: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            k1: 1.2,
+            weights: [3.0, 1.5, 2.0, 1.0, 0.4],
+            b: [0.3, 0.3, 0.5, 0.75, 0.75],
+            typo_weight: 0.6,
+            lexicon_weight: 0.8,
+            abstain_coverage: 0.3,
+        }
+    }
+}
+
+/// Name-match tiers.
+pub const TIER_LEAF: u8 = 1;
+pub const TIER_SERVER_LEAF: u8 = 2;
+pub const TIER_FULL: u8 = 3;
+
+#[derive(Debug, Clone)]
+struct Doc {
+    name: String,
+    server_key: Option<String>,
+    terms: Vec<(u32, [u16; FIELDS])>,
+    len: [u32; FIELDS],
+    /// `1 / (1 - b + b * len / avg)` per field.
+    norm: [f64; FIELDS],
+    keys: Vec<(String, u8)>,
+}
+
+struct Analyzed {
+    name: String,
+    server_key: Option<String>,
+    tf: Vec<(String, [u16; FIELDS])>,
+    len: [u32; FIELDS],
+    keys: Vec<(String, u8)>,
+}
+
+/// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
+pub fn name_key(s: &str) -> String {
+    s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .to_lowercase()
+        .replace('-', "_")
+}
+
+fn compact(s: &str) -> String {
+    s.chars().filter(|c| *c != '_').collect()
+}
+
+/// Split a name into (server, leaf): `mcp__srv__tool` → (`srv`, `tool`); else (given server, name).
+pub fn server_and_leaf<'a>(name: &'a str, server: Option<&'a str>) -> (Option<&'a str>, &'a str) {
+    if let Some(rest) = name.strip_prefix(MCP_PREFIX) {
+        if let Some(i) = rest.find("__") {
+            return (Some(&rest[..i]), &rest[i + 2..]);
+        }
+        return (server, rest);
+    }
+    (server, name)
+}
+
+fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
+    let (server, leaf) = server_and_leaf(&doc.name, doc.server.as_deref());
+    let texts: [&str; FIELDS] = [
+        leaf,
+        server.unwrap_or(""),
+        doc.search_hint.as_deref().unwrap_or(""),
+        &doc.description,
+        doc.schema_text.as_deref().unwrap_or(""),
+    ];
+    let mut order: Vec<(String, [u16; FIELDS])> = Vec::new();
+    let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+    let mut len = [0u32; FIELDS];
+    for (f, text) in texts.iter().enumerate() {
+        a.analyze(text, |t| {
+            len[f] += 1;
+            let i = match pos.get(t.as_ref()) {
+                Some(&i) => i,
+                None => {
+                    order.push((t.to_string(), [0; FIELDS]));
+                    pos.insert(t.into_owned(), order.len() - 1);
+                    order.len() - 1
+                }
+            };
+            order[i].1[f] = order[i].1[f].saturating_add(1);
+        });
+    }
+    let server_key = server.map(|s| compact(&name_key(s)));
+    let full = name_key(&doc.name);
+    let leaf_key = name_key(leaf);
+    let mut keys = vec![(full.clone(), TIER_FULL)];
+    if leaf_key != full {
+        keys.push((leaf_key.clone(), TIER_LEAF));
+    }
+    let c = compact(&leaf_key);
+    if c != leaf_key && c.len() >= 4 {
+        keys.push((c, TIER_LEAF));
+    }
+    Analyzed {
+        name: doc.name.clone(),
+        server_key,
+        tf: order,
+        len,
+        keys,
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f64>,
+    cov: Vec<f64>,
+    seen: Vec<u32>,
+    epoch: u32,
+    touched: Vec<u32>,
+}
+
+/// A term of an analysed query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
+    /// Why it is in the query: `"query"`, `"typo:<original>"` or `"lexicon"`.
+    pub origin: String,
+    pub required: bool,
+}
+
+/// An analysed query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedQuery {
+    pub terms: Vec<QueryTerm>,
+    /// Normalized raw tokens, for name matching.
+    pub raw: Vec<String>,
+    /// `server:` / `+server` filters (compacted server keys).
+    pub servers: Vec<String>,
+}
+
+/// One field's share of a term's score, for [`EnhancedIndex::explain`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermExplain {
+    pub term: String,
+    pub origin: String,
+    pub idf: f64,
+    /// `(field, tf, weighted normalized tf)` for the fields that have the term.
+    pub fields: Vec<(&'static str, u16, f64)>,
+    /// The term's BM25F contribution.
+    pub score: f64,
+}
+
+/// Why a tool scored what it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explain {
+    pub name: String,
+    pub tier: u8,
+    pub relevance: f64,
+    pub score: f64,
+    pub terms: Vec<TermExplain>,
+    pub filtered: Option<String>,
+}
+
+/// The enhanced index.
+pub struct EnhancedIndex {
+    params: Params,
+    analyzer: Analyzer,
+    parallel_threshold: usize,
+    docs: Vec<Option<Doc>>,
+    by_name: FxHashMap<String, u32>,
+    live: usize,
+    vocab: FxHashMap<Box<str>, u32>,
+    term_text: Vec<Box<str>>,
+    postings: Vec<Vec<(u32, [u16; FIELDS])>>,
+    /// Terms seen in the name or server field, by their one-deletion variants.
+    deletes: FxHashMap<Box<str>, Vec<u32>>,
+    name_terms: FxHashSet<u32>,
+    keys: FxHashMap<String, Vec<(u32, u8)>>,
+    servers: FxHashMap<String, Vec<u32>>,
+    len_sum: [u64; FIELDS],
+    generation: u64,
+    scratch: RefCell<Scratch>,
+}
+
+impl std::fmt::Debug for EnhancedIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnhancedIndex").field("len", &self.live).finish()
+    }
+}
+
+fn deletions(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    (0..chars.len())
+        .map(|i| chars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| *c).collect())
+        .collect()
+}
+
+impl EnhancedIndex {
+    /// An empty index.
+    pub fn new(params: Params, parallel_threshold: usize) -> Self {
+        Self {
+            params,
+            analyzer: Analyzer::default(),
+            parallel_threshold,
+            docs: Vec::new(),
+            by_name: FxHashMap::default(),
+            live: 0,
+            vocab: FxHashMap::default(),
+            term_text: Vec::new(),
+            postings: Vec::new(),
+            deletes: FxHashMap::default(),
+            name_terms: FxHashSet::default(),
+            keys: FxHashMap::default(),
+            servers: FxHashMap::default(),
+            len_sum: [0; FIELDS],
+            generation: 0,
+            scratch: RefCell::new(Scratch::default()),
+        }
+    }
+
+    /// Build from tools in order; duplicate names are an error.
+    pub fn build(tools: Vec<ToolDoc>, params: Params, parallel_threshold: usize) -> Result<Self, IndexError> {
+        crate::index::check_unique(&tools)?;
+        let mut idx = Self::new(params, parallel_threshold);
+        idx.insert_batch(tools);
+        idx.refresh();
+        Ok(idx)
+    }
+
+    /// The ranking parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The name of the tool in a slot.
+    pub fn name(&self, slot: u32) -> Option<&str> {
+        self.docs.get(slot as usize)?.as_ref().map(|d| d.name.as_str())
+    }
+
+    pub fn slot_of(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.docs.iter().enumerate().filter(|(_, d)| d.is_some()).map(|(i, _)| i as u32)
+    }
+
+    /// Distinct analysed terms of a tool, first seen first.
+    pub fn tokens(&self, slot: u32) -> Vec<&str> {
+        self.docs
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map(|d| d.terms.iter().map(|(t, _)| &*self.term_text[*t as usize]).collect())
+            .unwrap_or_default()
+    }
+
+    /// Add or replace tools (replacements keep their slot). Returns each tool's slot.
+    pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
+        crate::index::check_unique(&tools)?;
+        let mut slots = Vec::with_capacity(tools.len());
+        let mut fresh = Vec::new();
+        let mut next = self.docs.len() as u32;
+        for t in tools {
+            match self.by_name.get(&t.name).copied() {
+                Some(slot) => {
+                    slots.push(slot);
+                    self.unlink(slot);
+                    let a = analyze_doc(&self.analyzer, &t);
+                    self.link(slot, a);
+                }
+                None => {
+                    slots.push(next);
+                    next += 1;
+                    fresh.push(t);
+                }
+            }
+        }
+        self.insert_batch(fresh);
+        self.refresh();
+        Ok(slots)
+    }
+
+    /// Remove tools by name; returns how many were present.
+    pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
+        let mut n = 0;
+        for name in names {
+            if let Some(slot) = self.by_name.get(name.as_ref()).copied() {
+                self.unlink(slot);
+                n += 1;
+            }
+        }
+        if n > 0 {
+            self.refresh();
+        }
+        n
+    }
+
+    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
+        let a = &self.analyzer;
+        let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
+            tools.par_iter().map(|t| analyze_doc(&Analyzer::default(), t)).collect()
+        } else {
+            tools.iter().map(|t| analyze_doc(a, t)).collect()
+        };
+        for an in analyzed {
+            let slot = self.docs.len() as u32;
+            self.docs.push(None);
+            self.link(slot, an);
+        }
+    }
+
+    fn link(&mut self, slot: u32, a: Analyzed) {
+        let mut terms = Vec::with_capacity(a.tf.len());
+        for (tok, tfs) in a.tf {
+            let id = match self.vocab.get(tok.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.term_text.len() as u32;
+                    let b: Box<str> = tok.into_boxed_str();
+                    self.vocab.insert(b.clone(), id);
+                    self.term_text.push(b);
+                    self.postings.push(Vec::new());
+                    id
+                }
+            };
+            if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
+                let text = self.term_text[id as usize].clone();
+                if text.chars().count() >= 4 && !text.chars().any(is_cjk) {
+                    for d in deletions(&text) {
+                        self.deletes.entry(d.into_boxed_str()).or_default().push(id);
+                    }
+                }
+            }
+            self.postings[id as usize].push((slot, tfs));
+            terms.push((id, tfs));
+        }
+        for (k, tier) in &a.keys {
+            self.keys.entry(k.clone()).or_default().push((slot, *tier));
+        }
+        if let Some(s) = &a.server_key {
+            self.servers.entry(s.clone()).or_default().push(slot);
+        }
+        for f in 0..FIELDS {
+            self.len_sum[f] += a.len[f] as u64;
+        }
+        self.by_name.insert(a.name.clone(), slot);
+        self.live += 1;
+        self.docs[slot as usize] = Some(Doc {
+            name: a.name,
+            server_key: a.server_key,
+            terms,
+            len: a.len,
+            norm: [1.0; FIELDS],
+            keys: a.keys,
+        });
+    }
+
+    fn unlink(&mut self, slot: u32) {
+        let Some(doc) = self.docs[slot as usize].take() else { return };
+        for (t, _) in &doc.terms {
+            let p = &mut self.postings[*t as usize];
+            if let Some(i) = p.iter().position(|e| e.0 == slot) {
+                p.remove(i);
+            }
+        }
+        for (k, _) in &doc.keys {
+            if let Some(v) = self.keys.get_mut(k) {
+                v.retain(|e| e.0 != slot);
+                if v.is_empty() {
+                    self.keys.remove(k);
+                }
+            }
+        }
+        if let Some(s) = &doc.server_key {
+            if let Some(v) = self.servers.get_mut(s) {
+                v.retain(|e| *e != slot);
+                if v.is_empty() {
+                    self.servers.remove(s);
+                }
+            }
+        }
+        for f in 0..FIELDS {
+            self.len_sum[f] -= doc.len[f] as u64;
+        }
+        self.by_name.remove(&doc.name);
+        self.live -= 1;
+    }
+
+    fn refresh(&mut self) {
+        let n = self.live.max(1) as f64;
+        let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
+        let b = self.params.b;
+        for d in self.docs.iter_mut().flatten() {
+            for f in 0..FIELDS {
+                d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
+            }
+        }
+    }
+
+    fn idf(&self, term: u32) -> f64 {
+        let n = self.live as f64;
+        let df = self.postings[term as usize].len() as f64;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
+    pub fn parse_query(&self, query: &str) -> ParsedQuery {
+        let mut q = ParsedQuery::default();
+        let mut seen: FxHashSet<String> = FxHashSet::default();
+        let mut add = |q: &mut ParsedQuery, term: String, weight: f64, origin: String, required: bool| {
+            if let Some(existing) = q.terms.iter_mut().find(|t| t.term == term) {
+                existing.required |= required;
+                existing.weight = existing.weight.max(weight);
+                return;
+            }
+            if seen.insert(term.clone()) {
+                q.terms.push(QueryTerm { term, weight, origin, required });
+            }
+        };
+        let mut free_text = String::new();
+        for raw in query.split_whitespace() {
+            let (required, body) = match raw.strip_prefix('+') {
+                Some(b) if !b.is_empty() => (true, b),
+                _ => (false, raw),
+            };
+            if let Some(s) = body.strip_prefix("server:") {
+                let key = compact(&name_key(s));
+                if !key.is_empty() {
+                    q.servers.push(key);
+                }
+                continue;
+            }
+            let key = name_key(body);
+            if required && self.servers.contains_key(&compact(&key)) {
+                q.servers.push(compact(&key));
+                continue;
+            }
+            if !key.is_empty() {
+                q.raw.push(key);
+            }
+            if required {
+                for t in self.analyzer.tokens(body) {
+                    add(&mut q, t, 1.0, "query".into(), true);
+                }
+            } else {
+                free_text.push_str(body);
+                free_text.push(' ');
+            }
+        }
+        for t in self.analyzer.tokens(&free_text) {
+            add(&mut q, t, 1.0, "query".into(), false);
+        }
+        if query.chars().any(is_cjk) {
+            for en in lexicon::expand(query) {
+                let t = self.analyzer.stem_word(en);
+                if !t.is_empty() {
+                    add(&mut q, t, self.params.lexicon_weight, "lexicon".into(), false);
+                }
+            }
+        }
+        // One-edit corrections of unknown words against the name vocabulary.
+        let unknown: Vec<String> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk))
+            .filter(|t| self.vocab.get(t.term.as_str()).is_none_or(|&id| self.postings[id as usize].is_empty()))
+            .map(|t| t.term.clone())
+            .collect();
+        for u in unknown {
+            for c in self.corrections(&u) {
+                add(&mut q, c, self.params.typo_weight, format!("typo:{u}"), false);
+            }
+        }
+        q
+    }
+
+    fn corrections(&self, word: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |id: u32| {
+            if !self.postings[id as usize].is_empty() {
+                let t = self.term_text[id as usize].to_string();
+                if t != word && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        };
+        if let Some(ids) = self.deletes.get(word) {
+            ids.iter().for_each(|&i| push(i));
+        }
+        for d in deletions(word) {
+            if let Some(&id) = self.vocab.get(d.as_str()) {
+                if self.name_terms.contains(&id) {
+                    push(id);
+                }
+            }
+            if let Some(ids) = self.deletes.get(d.as_str()) {
+                ids.iter().for_each(|&i| push(i));
+            }
+        }
+        out.truncate(3);
+        out
+    }
+
+    /// Name-match tier of each slot that has one.
+    fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
+        let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
+        let raw_servers: FxHashSet<String> = q.raw.iter().map(|r| compact(r)).chain(q.servers.iter().cloned()).collect();
+        for r in &q.raw {
+            for cand in [r.clone(), compact(r)] {
+                if let Some(v) = self.keys.get(&cand) {
+                    for &(slot, tier) in v {
+                        let mut t = tier;
+                        if tier == TIER_LEAF {
+                            let on_server = self.docs[slot as usize]
+                                .as_ref()
+                                .and_then(|d| d.server_key.as_ref())
+                                .is_some_and(|s| raw_servers.contains(s));
+                            if on_server {
+                                t = TIER_SERVER_LEAF;
+                            }
+                        }
+                        let e = tiers.entry(slot).or_insert(0);
+                        *e = (*e).max(t);
+                    }
+                }
+            }
+        }
+        tiers
+    }
+
+    /// Search: best first (tier, then relevance; ties in index order), scores at or above
+    /// `min_score`, at most `limit`.
+    pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
+        let q = self.parse_query(query);
+        self.search_parsed(&q, limit, min_score)
+    }
+
+    /// [`EnhancedIndex::search`] on an analysed query.
+    pub fn search_parsed(&self, q: &ParsedQuery, limit: usize, min_score: f64) -> Vec<Hit> {
+        if self.live == 0 || (q.terms.is_empty() && q.raw.is_empty()) {
+            return Vec::new();
+        }
+        let mut hits = self.score(q);
+        hits.retain(|h| h.score >= min_score);
+        top_k(&mut hits, limit);
+        hits
+    }
+
+    fn score(&self, q: &ParsedQuery) -> Vec<Hit> {
+        let p = &self.params;
+        let terms: Vec<(u32, f64, bool)> = q
+            .terms
+            .iter()
+            .filter_map(|t| self.vocab.get(t.term.as_str()).map(|&id| (id, t.weight, t.required)))
+            .filter(|(id, _, _)| !self.postings[*id as usize].is_empty())
+            .collect();
+        let required_missing = q.terms.iter().any(|t| t.required && !terms.iter().any(|(id, _, r)| *r && &*self.term_text[*id as usize] == t.term));
+        let max_score = self.query_mass(q).max(1e-9);
+        let mut guard = self.scratch.borrow_mut();
+        let s = &mut *guard;
+        let n = self.docs.len();
+        if s.acc.len() < n {
+            s.acc.resize(n, 0.0);
+            s.cov.resize(n, 0.0);
+            s.seen.resize(n, 0);
+        }
+        s.epoch = s.epoch.wrapping_add(1);
+        if s.epoch == 0 {
+            s.seen.iter_mut().for_each(|e| *e = 0);
+            s.epoch = 1;
+        }
+        let epoch = s.epoch;
+        s.touched.clear();
+        let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
+        for &(id, w, _) in &terms {
+            let idf = self.idf(id);
+            for &(slot, tfs) in &self.postings[id as usize] {
+                let i = slot as usize;
+                let Some(doc) = &self.docs[i] else { continue };
+                if s.seen[i] != epoch {
+                    s.seen[i] = epoch;
+                    s.acc[i] = 0.0;
+                    s.cov[i] = 0.0;
+                    s.touched.push(slot);
+                }
+                let mut tfw = 0.0;
+                for f in 0..FIELDS {
+                    if tfs[f] > 0 {
+                        tfw += p.weights[f] * tfs[f] as f64 * doc.norm[f];
+                    }
+                }
+                s.acc[i] += w * idf * tfw / (p.k1 + tfw);
+                s.cov[i] += w * idf;
+            }
+        }
+        let tiers = self.tiers(q);
+        let server_ok = |slot: u32| {
+            q.servers.is_empty()
+                || self.docs[slot as usize]
+                    .as_ref()
+                    .and_then(|d| d.server_key.as_ref())
+                    .is_some_and(|k| q.servers.contains(k))
+        };
+        let has_required = |slot: u32| {
+            required.iter().all(|t| self.postings[*t as usize].iter().any(|e| e.0 == slot))
+        };
+        let mut hits = Vec::with_capacity(s.touched.len() + tiers.len());
+        let mut best_cov = 0.0f64;
+        for &slot in &s.touched {
+            let i = slot as usize;
+            if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
+                continue;
+            }
+            best_cov = best_cov.max(s.cov[i]);
+            let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
+            let rel = (s.acc[i] / max_score).min(0.999_999);
+            hits.push(Hit { slot, score: tier + rel });
+        }
+        for (&slot, &tier) in &tiers {
+            if s.seen[slot as usize] != epoch && server_ok(slot) && !required_missing && (required.is_empty() || has_required(slot)) {
+                hits.push(Hit { slot, score: tier as f64 });
+            }
+        }
+        // Abstain: nothing named, and the best tool covers too little of the query.
+        if tiers.is_empty() && q.servers.is_empty() && best_cov / max_score < p.abstain_coverage {
+            return Vec::new();
+        }
+        hits
+    }
+
+    /// The query's IDF mass: what a tool matching every query word would cover. Words of the
+    /// query count whether or not any tool has them (an unknown word is evidence that no tool
+    /// fits), except CJK bigrams no tool has (splitting artifacts such as `送消`); lexicon
+    /// expansions count at their weight; typo corrections do not.
+    fn query_mass(&self, q: &ParsedQuery) -> f64 {
+        q.terms
+            .iter()
+            .filter_map(|t| {
+                let known = self.vocab.get(t.term.as_str()).filter(|&&id| !self.postings[id as usize].is_empty());
+                match (t.origin.as_str(), known) {
+                    ("query", Some(&id)) => Some(t.weight * self.idf(id)),
+                    ("query", None) if !t.term.chars().any(is_cjk) => Some(t.weight * self.idf_unknown()),
+                    ("lexicon", Some(&id)) => Some(t.weight * self.idf(id)),
+                    _ => None,
+                }
+            })
+            .sum()
+    }
+
+    fn idf_unknown(&self) -> f64 {
+        let n = self.live as f64;
+        (1.0 + (n + 0.5) / 0.5).ln()
+    }
+
+    /// Per-term, per-field contributions of one tool for a query.
+    pub fn explain(&self, query: &str, name: &str) -> Option<Explain> {
+        let slot = self.slot_of(name)?;
+        let doc = self.docs[slot as usize].as_ref()?;
+        let q = self.parse_query(query);
+        let p = &self.params;
+        let mut terms = Vec::new();
+        for t in &q.terms {
+            let Some(&id) = self.vocab.get(t.term.as_str()) else { continue };
+            let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else { continue };
+            let idf = self.idf(id);
+            let mut fields = Vec::new();
+            let mut tfw = 0.0;
+            for f in 0..FIELDS {
+                if tfs[f] > 0 {
+                    let v = p.weights[f] * tfs[f] as f64 * doc.norm[f];
+                    tfw += v;
+                    fields.push((FIELD_NAMES[f], tfs[f], v));
+                }
+            }
+            terms.push(TermExplain {
+                term: t.term.clone(),
+                origin: t.origin.clone(),
+                idf,
+                fields,
+                score: t.weight * idf * tfw / (p.k1 + tfw),
+            });
+        }
+        let hits = self.score(&q);
+        let hit = hits.iter().find(|h| h.slot == slot);
+        let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
+        Some(Explain {
+            name: doc.name.clone(),
+            tier,
+            relevance: hit.map(|h| h.score - tier as f64).unwrap_or(0.0),
+            score: hit.map(|h| h.score).unwrap_or(0.0),
+            terms,
+            filtered: if hit.is_none() {
+                Some(if hits.is_empty() { "the query abstained or matched nothing".into() } else { "filtered out (server or required term) or no match".into() })
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// Build the error for an unknown scoring mode.
+pub fn unknown_scoring(s: &str) -> IndexError {
+    IndexError::new(
+        ErrorCode::InvalidScoring,
+        format!("unknown scoring mode {s:?}; expected 'compat' or 'enhanced'"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(name: &str, desc: &str) -> ToolDoc {
+        ToolDoc::new(name, desc)
+    }
+
+    fn idx() -> EnhancedIndex {
+        EnhancedIndex::build(
+            vec![
+                doc("CronCreate", "Schedule a prompt to run later on a cron schedule").with_hint("schedule a recurring prompt"),
+                doc("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
+                doc("mcp__slack__send_message", "Send a message to a Slack channel"),
+                doc("mcp__discord__send_message", "Send a message to a Discord channel"),
+                doc("mcp__my_server__do_thing", "Does a thing"),
+                doc("ls", "List files in a directory"),
+                doc("PdfParse", "Parse PDF files and extract their text"),
+            ],
+            Params::default(),
+            512,
+        )
+        .unwrap()
+    }
+
+    fn top(i: &EnhancedIndex, q: &str) -> Vec<String> {
+        i.search(q, 5, 0.0).iter().map(|h| i.name(h.slot).unwrap().to_owned()).collect()
+    }
+
+    #[test]
+    fn names_win() {
+        let i = idx();
+        assert_eq!(top(&i, "create_issue")[0], "mcp__github__create_issue");
+        assert_eq!(top(&i, "CronCreate")[0], "CronCreate");
+        assert_eq!(top(&i, "use `croncreate` now")[0], "CronCreate");
+        assert_eq!(top(&i, "slack send_message")[0], "mcp__slack__send_message");
+        assert_eq!(top(&i, "discord send_message")[0], "mcp__discord__send_message");
+        assert_eq!(top(&i, "mcp__github__create_issue")[0], "mcp__github__create_issue");
+    }
+
+    #[test]
+    fn no_raw_substring_boost() {
+        let i = idx();
+        assert!(!top(&i, "which tools can schedule things").contains(&"ls".to_owned()) || top(&i, "which tools can schedule things")[0] != "ls");
+        assert_eq!(top(&i, "list files")[0], "ls");
+    }
+
+    #[test]
+    fn server_filters() {
+        let i = idx();
+        assert_eq!(top(&i, "send a message server:discord"), vec!["mcp__discord__send_message"]);
+        assert_eq!(top(&i, "+slack send message"), vec!["mcp__slack__send_message"]);
+        assert_eq!(top(&i, "server:my_server thing"), vec!["mcp__my_server__do_thing"]);
+    }
+
+    #[test]
+    fn typos_cjk_and_lexicon() {
+        let i = idx();
+        assert_eq!(top(&i, "sheduled prompt")[0], "CronCreate");
+        assert_eq!(top(&i, "解析pdf文件")[0], "PdfParse");
+        assert_eq!(top(&i, "发送消息到频道")[0..2].iter().filter(|n| n.contains("send_message")).count(), 2);
+    }
+
+    #[test]
+    fn abstains_on_unrelated_queries() {
+        let i = idx();
+        assert!(top(&i, "pause the music on my home theater").is_empty());
+        assert!(top(&i, "").is_empty());
+    }
+
+    #[test]
+    fn incremental_equals_rebuild() {
+        let mut a = idx();
+        a.remove(&["mcp__slack__send_message"]);
+        a.upsert(vec![doc("mcp__jira__create_ticket", "Create a Jira ticket")]).unwrap();
+        let b = EnhancedIndex::build(
+            vec![
+                doc("CronCreate", "Schedule a prompt to run later on a cron schedule").with_hint("schedule a recurring prompt"),
+                doc("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
+                doc("mcp__discord__send_message", "Send a message to a Discord channel"),
+                doc("mcp__my_server__do_thing", "Does a thing"),
+                doc("ls", "List files in a directory"),
+                doc("PdfParse", "Parse PDF files and extract their text"),
+                doc("mcp__jira__create_ticket", "Create a Jira ticket"),
+            ],
+            Params::default(),
+            512,
+        )
+        .unwrap();
+        for q in ["create a ticket", "send message", "schedule", "pdf", "create_issue"] {
+            let x: Vec<(String, f64)> = a.search(q, 10, 0.0).iter().map(|h| (a.name(h.slot).unwrap().to_owned(), h.score)).collect();
+            let y: Vec<(String, f64)> = b.search(q, 10, 0.0).iter().map(|h| (b.name(h.slot).unwrap().to_owned(), h.score)).collect();
+            assert_eq!(x, y, "{q}");
+        }
+    }
+
+    #[test]
+    fn explain_adds_up() {
+        let i = idx();
+        let e = i.explain("schedule a recurring prompt", "CronCreate").unwrap();
+        assert_eq!(e.tier, 0);
+        assert!(e.score > 0.0);
+        assert!(e.terms.iter().any(|t| t.fields.iter().any(|f| f.0 == "searchHint")));
+    }
+}
