@@ -20,6 +20,13 @@ export declare class ToolIndex {
    * `limit` defaults to 5; fractions are truncated; NaN or negative throws `E_INVALID_LIMIT`.
    */
   search(query: string, limit?: number | undefined | null, minScore?: number | undefined | null): Array<SearchHit>
+  /** The scoring mode: `'compat'` or `'enhanced'`. */
+  get scoring(): string
+  /**
+   * Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
+   * `null` when no tool has that name.
+   */
+  explain(query: string, name: string): Explanation | null
   /**
    * `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
    * the boundary; the TypeScript layer maps ids to its own entries).
@@ -51,7 +58,11 @@ export declare class ToolIndex {
   names(): Array<string>
   /** The id of a tool by name, or `null`. */
   idOf(name: string): number | null
-  /** `tokens` and `tfVector` of the tool with this id (`null` for an unknown id). */
+  /**
+   * `tokens` and `tfVector` of the tool with this id (`null` for an unknown id). In
+   * enhanced mode the tokens are the enhanced analyzer's and the weights are all 0
+   * (BM25F has no per-tool vector).
+   */
   entryTerms(id: number): EntryTerms | null
   /** The normalized name (`parseToolName(name).full`) of the tool with this id. */
   normalizedName(id: number): string | null
@@ -74,14 +85,36 @@ export interface EntryTerms {
   weights: Array<number>
 }
 
+/** Why a tool scored what it did. */
+export interface Explanation {
+  name: string
+  scoring: string
+  /** The score `search` gives the tool (0 when it is not a result). */
+  score: number
+  /** Enhanced: the name-match tier (0-3). Compat: 1 when the name boost applied. */
+  tier: number
+  /** Enhanced: BM25F relevance in [0, 1). Compat: the cosine before guard and boost. */
+  relevance: number
+  /** Enhanced: the share of the query's IDF mass the tool matches. Compat: absent. */
+  coverage?: number
+  terms: Array<TermContribution>
+  /** Why the tool is not a result, when it is not. */
+  note?: string
+}
+
 /** Index options. */
 export interface IndexOptions {
-  /** `'compat'` (the reference's TF-IDF, the default). */
+  /**
+   * `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
+   * name matching, see the README).
+   */
   scoring?: string
   /** Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`). */
   minScore?: number
   /** Tokenize on worker threads from this many tools up (default 512). */
   parallelThreshold?: number
+  /** Enhanced-ranking parameters (advanced; the defaults are measured, see the README). */
+  tuning?: Tuning
 }
 
 /**
@@ -145,6 +178,22 @@ export interface SearchHit {
  */
 export declare function selectIndexable(names: Array<string>, alwaysLoad: Array<boolean>, coreTools?: Array<string> | undefined | null, exclude?: Array<string> | undefined | null, includeForce?: Array<string> | undefined | null): Array<boolean>
 
+/** One term's share of a score, from `explain`. */
+export interface TermContribution {
+  /** The (analysed) query term. */
+  term: string
+  /** `query`, `lexicon` or `typo:<word>` (enhanced); `query` (compat). */
+  origin: string
+  /** Compat: the query-side TF x IDF. Enhanced: the term's IDF. */
+  weight: number
+  /** Compat: the tool-side TF x IDF. Enhanced: the term's weighted, normalized TF. */
+  toolWeight: number
+  /** Per field (enhanced): `field:tf` pairs, e.g. `["name:1", "description:3"]`. */
+  fields: Array<string>
+  /** The term's part of the score. */
+  contribution: number
+}
+
 /** The compat tokenizer: lowercased CJK bigrams and ASCII words, stop words dropped. */
 export declare function tokenize(text: string): Array<string>
 
@@ -160,4 +209,24 @@ export interface ToolEntry {
   description?: string
   searchHint?: string
   isMcp?: boolean
+  /** The MCP server (used by enhanced scoring; `mcp__<server>__` names carry it already). */
+  server?: string
+  /** Input-schema property names and descriptions as text (used by enhanced scoring). */
+  schemaText?: string
+}
+
+/** Enhanced-ranking parameters; each one left out keeps its default. */
+export interface Tuning {
+  /** BM25 term-frequency saturation (default 1.2). */
+  k1?: number
+  /** Field weights: name, server, searchHint, description, schema. */
+  weights?: Array<number>
+  /** Field length normalization, same field order. */
+  b?: Array<number>
+  typoWeight?: number
+  lexiconWeight?: number
+  /** Abstain below this share of the query's IDF mass (0 turns abstaining off). */
+  abstainCoverage?: number
+  /** Weight of query words no tool has, in the query's IDF mass. */
+  unknownWeight?: number
 }

@@ -26,6 +26,10 @@ pub struct ToolEntry {
     pub description: Option<String>,
     pub search_hint: Option<String>,
     pub is_mcp: Option<bool>,
+    /// The MCP server (used by enhanced scoring; `mcp__<server>__` names carry it already).
+    pub server: Option<String>,
+    /// Input-schema property names and descriptions as text (used by enhanced scoring).
+    pub schema_text: Option<String>,
 }
 
 impl From<ToolEntry> for core::ToolDoc {
@@ -35,6 +39,8 @@ impl From<ToolEntry> for core::ToolDoc {
             description: t.description.unwrap_or_default(),
             search_hint: t.search_hint,
             is_mcp: t.is_mcp,
+            server: t.server,
+            schema_text: t.schema_text,
         }
     }
 }
@@ -116,12 +122,66 @@ pub fn core_tools() -> Vec<&'static str> {
 /// Index options.
 #[napi(object)]
 pub struct IndexOptions {
-    /// `'compat'` (the reference's TF-IDF, the default).
+    /// `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
+    /// name matching, see the README).
     pub scoring: Option<String>,
     /// Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`).
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up (default 512).
     pub parallel_threshold: Option<u32>,
+    /// Enhanced-ranking parameters (advanced; the defaults are measured, see the README).
+    pub tuning: Option<Tuning>,
+}
+
+/// Enhanced-ranking parameters; each one left out keeps its default.
+#[napi(object)]
+pub struct Tuning {
+    /// BM25 term-frequency saturation (default 1.2).
+    pub k1: Option<f64>,
+    /// Field weights: name, server, searchHint, description, schema.
+    pub weights: Option<Vec<f64>>,
+    /// Field length normalization, same field order.
+    pub b: Option<Vec<f64>>,
+    pub typo_weight: Option<f64>,
+    pub lexicon_weight: Option<f64>,
+    /// Abstain below this share of the query's IDF mass (0 turns abstaining off).
+    pub abstain_coverage: Option<f64>,
+    /// Weight of query words no tool has, in the query's IDF mass.
+    pub unknown_weight: Option<f64>,
+}
+
+fn params_from(t: Option<Tuning>) -> core::Result5<core::enhanced::Params> {
+    let mut p = core::enhanced::Params::default();
+    let Some(t) = t else { return Ok(p) };
+    let fin = |v: f64, what: &str| core::error::finite(v, what);
+    if let Some(v) = t.k1 {
+        p.k1 = fin(v, "tuning.k1")?;
+    }
+    let five = |v: Vec<f64>, what: &str| -> core::Result5<[f64; 5]> {
+        if v.len() != 5 || v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            return Err(core::IndexError::new(core::ErrorCode::InvalidNumber, format!("{what} must be 5 finite numbers >= 0")));
+        }
+        Ok([v[0], v[1], v[2], v[3], v[4]])
+    };
+    if let Some(v) = t.weights {
+        p.weights = five(v, "tuning.weights")?;
+    }
+    if let Some(v) = t.b {
+        p.b = five(v, "tuning.b")?;
+    }
+    if let Some(v) = t.typo_weight {
+        p.typo_weight = fin(v, "tuning.typoWeight")?;
+    }
+    if let Some(v) = t.lexicon_weight {
+        p.lexicon_weight = fin(v, "tuning.lexiconWeight")?;
+    }
+    if let Some(v) = t.unknown_weight {
+        p.unknown_weight = fin(v, "tuning.unknownWeight")?;
+    }
+    if let Some(v) = t.abstain_coverage {
+        p.abstain_coverage = fin(v, "tuning.abstainCoverage")?;
+    }
+    Ok(p)
 }
 
 /// One search result.
@@ -173,10 +233,90 @@ pub struct EntryTerms {
     pub weights: Vec<f64>,
 }
 
+/// The two scoring engines behind one class.
+enum Engine {
+    Compat(core::ToolIndex),
+    Enhanced(core::enhanced::EnhancedIndex),
+}
+
+impl Engine {
+    fn len(&self) -> usize {
+        match self {
+            Engine::Compat(i) => i.len(),
+            Engine::Enhanced(i) => i.len(),
+        }
+    }
+    fn name(&self, slot: u32) -> Option<&str> {
+        match self {
+            Engine::Compat(i) => i.doc(slot).map(|d| d.name.as_str()),
+            Engine::Enhanced(i) => i.name(slot),
+        }
+    }
+    fn search(&self, query: &str, limit: usize, min: f64) -> Vec<core::Hit> {
+        match self {
+            Engine::Compat(i) => i.search(query, limit, min),
+            Engine::Enhanced(i) => i.search(query, limit, min),
+        }
+    }
+    fn slots(&self) -> Vec<u32> {
+        match self {
+            Engine::Compat(i) => i.slots().collect(),
+            Engine::Enhanced(i) => i.slots().collect(),
+        }
+    }
+    fn slot_of(&self, name: &str) -> Option<u32> {
+        match self {
+            Engine::Compat(i) => i.slot_of(name),
+            Engine::Enhanced(i) => i.slot_of(name),
+        }
+    }
+    fn generation(&self) -> u64 {
+        match self {
+            Engine::Compat(i) => i.generation(),
+            Engine::Enhanced(i) => i.generation(),
+        }
+    }
+}
+
+/// One term's share of a score, from `explain`.
+#[napi(object)]
+pub struct TermContribution {
+    /// The (analysed) query term.
+    pub term: String,
+    /// `query`, `lexicon` or `typo:<word>` (enhanced); `query` (compat).
+    pub origin: String,
+    /// Compat: the query-side TF x IDF. Enhanced: the term's IDF.
+    pub weight: f64,
+    /// Compat: the tool-side TF x IDF. Enhanced: the term's weighted, normalized TF.
+    pub tool_weight: f64,
+    /// Per field (enhanced): `field:tf` pairs, e.g. `["name:1", "description:3"]`.
+    pub fields: Vec<String>,
+    /// The term's part of the score.
+    pub contribution: f64,
+}
+
+/// Why a tool scored what it did.
+#[napi(object)]
+pub struct Explanation {
+    pub name: String,
+    pub scoring: String,
+    /// The score `search` gives the tool (0 when it is not a result).
+    pub score: f64,
+    /// Enhanced: the name-match tier (0-3). Compat: 1 when the name boost applied.
+    pub tier: u32,
+    /// Enhanced: BM25F relevance in [0, 1). Compat: the cosine before guard and boost.
+    pub relevance: f64,
+    /// Enhanced: the share of the query's IDF mass the tool matches. Compat: absent.
+    pub coverage: Option<f64>,
+    pub terms: Vec<TermContribution>,
+    /// Why the tool is not a result, when it is not.
+    pub note: Option<String>,
+}
+
 /// A native tool index. Not shareable across threads or workers: build one per worker.
 #[napi]
 pub struct ToolIndex {
-    inner: core::ToolIndex,
+    inner: Engine,
     min_score: f64,
 }
 
@@ -191,14 +331,14 @@ impl ToolIndex {
     pub fn new(env: Env, tools: Vec<ToolEntry>, options: Option<IndexOptions>) -> Result<Self> {
         let mut opts = core::IndexOptions::default();
         let mut min_score = core::index::DEFAULT_MIN_SCORE;
+        let mut enhanced = false;
+        let mut params = core::enhanced::Params::default();
         if let Some(o) = options {
-            if let Some(s) = o.scoring.as_deref() {
-                if s != "compat" {
-                    return Err(coded(&env, core::IndexError::new(
-                        core::ErrorCode::InvalidScoring,
-                        format!("unknown scoring mode {s:?}; expected 'compat'"),
-                    )));
-                }
+            params = params_from(o.tuning).map_err(|e| coded(&env, e))?;
+            match o.scoring.as_deref() {
+                None | Some("compat") => {}
+                Some("enhanced") => enhanced = true,
+                Some(s) => return Err(coded(&env, core::enhanced::unknown_scoring(s))),
             }
             if let Some(m) = o.min_score {
                 min_score = core::error::finite(m, "minScore").map_err(|e| coded(&env, e))?;
@@ -207,7 +347,15 @@ impl ToolIndex {
                 opts.parallel_threshold = p as usize;
             }
         }
-        let inner = core::ToolIndex::build(doc_vec(tools), opts).map_err(|e| coded(&env, e))?;
+        let docs = doc_vec(tools);
+        let inner = if enhanced {
+            Engine::Enhanced(
+                core::enhanced::EnhancedIndex::build(docs, params, opts.parallel_threshold)
+                    .map_err(|e| coded(&env, e))?,
+            )
+        } else {
+            Engine::Compat(core::ToolIndex::build(docs, opts).map_err(|e| coded(&env, e))?)
+        };
         Ok(Self { inner, min_score })
     }
 
@@ -231,13 +379,72 @@ impl ToolIndex {
             .search(&query, limit, min)
             .into_iter()
             .filter_map(|h| {
-                self.inner.doc(h.slot).map(|d| SearchHit {
-                    name: d.name.clone(),
+                self.inner.name(h.slot).map(|name| SearchHit {
+                    name: name.to_owned(),
                     score: h.score,
                     id: h.slot,
                 })
             })
             .collect())
+    }
+
+    /// The scoring mode: `'compat'` or `'enhanced'`.
+    #[napi(getter, catch_unwind)]
+    pub fn scoring(&self) -> &'static str {
+        match self.inner {
+            Engine::Compat(_) => "compat",
+            Engine::Enhanced(_) => "enhanced",
+        }
+    }
+
+    /// Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
+    /// `null` when no tool has that name.
+    #[napi(catch_unwind)]
+    pub fn explain(&self, query: String, name: String) -> Option<Explanation> {
+        match &self.inner {
+            Engine::Compat(i) => i.explain(&query, &name).map(|e| Explanation {
+                name: e.name,
+                scoring: "compat".into(),
+                score: e.score,
+                tier: u32::from(e.name_boosted),
+                relevance: e.cosine,
+                coverage: None,
+                note: (e.score < self.min_score).then(|| format!("score below the display threshold {}", self.min_score)),
+                terms: e
+                    .terms
+                    .into_iter()
+                    .map(|t| TermContribution {
+                        term: t.term,
+                        origin: "query".into(),
+                        weight: t.query_weight,
+                        tool_weight: t.tool_weight,
+                        fields: Vec::new(),
+                        contribution: t.contribution,
+                    })
+                    .collect(),
+            }),
+            Engine::Enhanced(i) => i.explain(&query, &name).map(|e| Explanation {
+                name: e.name,
+                scoring: "enhanced".into(),
+                score: e.score,
+                tier: e.tier as u32,
+                relevance: e.relevance,
+                coverage: Some(e.coverage),
+                note: e.filtered,
+                terms: e
+                    .terms
+                    .into_iter()
+                    .map(|t| TermContribution {
+                        fields: t.fields.iter().map(|(f, tf, _)| format!("{f}:{tf}")).collect(),
+                        tool_weight: t.fields.iter().map(|(_, _, v)| v).sum(),
+                        term: t.term,
+                        origin: t.origin,
+                        weight: t.idf,
+                        contribution: t.score,
+                    })
+                    .collect(),
+            }),
+        }
     }
 
     /// `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
@@ -261,10 +468,13 @@ impl ToolIndex {
     #[napi(catch_unwind)]
     pub fn keyword_search(&self, env: Env, query: String, max_results: Option<f64>) -> Result<Vec<SearchHit>> {
         let max = core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
-        Ok(core::keyword::keyword_search(&self.inner, &query, max)
+        let Engine::Compat(inner) = &self.inner else {
+            return Ok(self.search(env, query, Some(max as f64), None)?);
+        };
+        Ok(core::keyword::keyword_search(inner, &query, max)
             .into_iter()
             .filter_map(|h| {
-                self.inner.doc(h.slot).map(|d| SearchHit {
+                inner.doc(h.slot).map(|d| SearchHit {
                     name: d.name.clone(),
                     score: h.score,
                     id: h.slot,
@@ -301,11 +511,15 @@ impl ToolIndex {
             None => self.min_score,
         };
         let outside = o.exact_outside.as_deref();
-        let hits = core::keyword::tool_search_rank(&self.inner, &query, max, weights, min, outside);
+        let inner = match &self.inner {
+            Engine::Compat(inner) => inner,
+            Engine::Enhanced(e) => return Ok(enhanced_rank(e, &query, max, min, outside)),
+        };
+        let hits = core::keyword::tool_search_rank(inner, &query, max, weights, min, outside);
         Ok(hits
             .into_iter()
             .filter_map(|h| {
-                h.name(&self.inner, outside).map(|name| RankedResult {
+                h.name(inner, outside).map(|name| RankedResult {
                     name: name.to_owned(),
                     score: h.score,
                     id: h.slot,
@@ -320,7 +534,12 @@ impl ToolIndex {
     /// Returns each given tool's id, in input order.
     #[napi(catch_unwind)]
     pub fn upsert(&mut self, env: Env, tools: Vec<ToolEntry>) -> Result<Vec<u32>> {
-        self.inner.upsert(doc_vec(tools)).map_err(|e| coded(&env, e))
+        let docs = doc_vec(tools);
+        match &mut self.inner {
+            Engine::Compat(i) => i.upsert(docs),
+            Engine::Enhanced(i) => i.upsert(docs),
+        }
+        .map_err(|e| coded(&env, e))
     }
 
     /// Increases when removals renumber ids (ids from before are then invalid).
@@ -332,13 +551,16 @@ impl ToolIndex {
     /// Remove tools by name; returns how many were present.
     #[napi(catch_unwind)]
     pub fn remove(&mut self, names: Vec<String>) -> u32 {
-        self.inner.remove(&names) as u32
+        (match &mut self.inner {
+            Engine::Compat(i) => i.remove(&names),
+            Engine::Enhanced(i) => i.remove(&names),
+        }) as u32
     }
 
     /// Ids of all tools in index order.
     #[napi(catch_unwind)]
     pub fn ids(&self) -> Vec<u32> {
-        self.inner.slots().collect()
+        self.inner.slots()
     }
 
     /// Names of all tools in index order.
@@ -346,7 +568,8 @@ impl ToolIndex {
     pub fn names(&self) -> Vec<String> {
         self.inner
             .slots()
-            .filter_map(|s| self.inner.doc(s).map(|d| d.name.clone()))
+            .into_iter()
+            .filter_map(|s| self.inner.name(s).map(str::to_owned))
             .collect()
     }
 
@@ -356,20 +579,76 @@ impl ToolIndex {
         self.inner.slot_of(&name)
     }
 
-    /// `tokens` and `tfVector` of the tool with this id (`null` for an unknown id).
+    /// `tokens` and `tfVector` of the tool with this id (`null` for an unknown id). In
+    /// enhanced mode the tokens are the enhanced analyzer's and the weights are all 0
+    /// (BM25F has no per-tool vector).
     #[napi(catch_unwind)]
     pub fn entry_terms(&self, id: u32) -> Option<EntryTerms> {
-        self.inner.doc(id)?;
-        let v = self.inner.tf_vector(id);
-        Some(EntryTerms {
-            tokens: v.iter().map(|(t, _)| (*t).to_owned()).collect(),
-            weights: v.iter().map(|(_, w)| *w).collect(),
-        })
+        match &self.inner {
+            Engine::Compat(i) => {
+                i.doc(id)?;
+                let v = i.tf_vector(id);
+                Some(EntryTerms {
+                    tokens: v.iter().map(|(t, _)| (*t).to_owned()).collect(),
+                    weights: v.iter().map(|(_, w)| *w).collect(),
+                })
+            }
+            Engine::Enhanced(i) => {
+                i.name(id)?;
+                let tokens: Vec<String> = i.tokens(id).into_iter().map(str::to_owned).collect();
+                Some(EntryTerms {
+                    weights: vec![0.0; tokens.len()],
+                    tokens,
+                })
+            }
+        }
     }
 
     /// The normalized name (`parseToolName(name).full`) of the tool with this id.
     #[napi(catch_unwind)]
     pub fn normalized_name(&self, id: u32) -> Option<String> {
-        self.inner.doc(id).map(|d| d.parsed.full.clone())
+        self.inner.name(id).map(|n| core::parse_tool_name(n).full)
     }
+}
+
+/// Enhanced ToolSearch ranking: the enhanced search, with a non-indexed exact-name tool
+/// (e.g. a core tool) first when the query is its name and no indexed tool's name is.
+fn enhanced_rank(
+    index: &core::enhanced::EnhancedIndex,
+    query: &str,
+    max: usize,
+    min: f64,
+    outside: Option<&str>,
+) -> Vec<RankedResult> {
+    let mut out: Vec<RankedResult> = index
+        .search(query, max, min)
+        .into_iter()
+        .filter_map(|h| {
+            index.name(h.slot).map(|name| RankedResult {
+                name: name.to_owned(),
+                score: h.score,
+                id: Some(h.slot),
+                keyword_rank: None,
+                tfidf_score: None,
+            })
+        })
+        .collect();
+    if let Some(name) = outside {
+        let q = query.trim().to_lowercase();
+        let indexed_exact = out.first().is_some_and(|r| r.name.to_lowercase() == q);
+        if !indexed_exact && name.to_lowercase() == q && max > 0 {
+            out.insert(
+                0,
+                RankedResult {
+                    name: name.to_owned(),
+                    score: f64::from(core::enhanced::TIER_FULL) + 1.0,
+                    id: None,
+                    keyword_rank: None,
+                    tfidf_score: None,
+                },
+            );
+            out.truncate(max);
+        }
+    }
+    out
 }

@@ -5,12 +5,13 @@
  * Search runs in Rust; this layer awaits each tool's `prompt()`, keeps the JavaScript-side
  * data (descriptions, schemas, the original name strings) and maps native ids back to it.
  */
-import { binding, type NativeToolIndex } from './native'
+import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { inputSchemaOf } from './schema'
+import { inputSchemaOf, schemaText } from './schema'
 import type {
   BuildOptions,
   Scoring,
+  Tuning,
   ToolEntryInput,
   ToolIndexEntry,
   ToolLike,
@@ -22,6 +23,7 @@ export type { ToolIndexErrorCode } from './errors'
 export type {
   BuildOptions,
   Scoring,
+  Tuning,
   ToolEntryInput,
   ToolIndexEntry,
   ToolLike,
@@ -100,6 +102,9 @@ export function isDeferredTool(tool: Pick<ToolLike, 'name' | 'alwaysLoad'>, opti
 // The index
 // ---------------------------------------------------------------------------------------------
 
+/** Why a tool scored what it did (see `ToolIndex.explain`). */
+export type Explanation = import('../index').Explanation
+
 /** One merged ToolSearch result. */
 export interface RankedTool {
   name: string
@@ -117,6 +122,16 @@ interface Stored {
   searchHint: string | undefined
   isMcp: boolean
   inputSchema: object | undefined
+  server: string | undefined
+}
+
+function toNative(e: Stored, scoring: Scoring): NativeToolEntry {
+  const base: NativeToolEntry = { name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp }
+  if (scoring === 'enhanced') {
+    base.server = e.server
+    base.schemaText = schemaText(e.inputSchema)
+  }
+  return base
 }
 
 /** Mutable state shared by the views `getToolIndex` hands out for one cache line. */
@@ -126,6 +141,22 @@ interface State {
   byName: Map<string, number>
   generation: number
   scoring: Scoring
+}
+
+let envTuning: Tuning | undefined | null = null
+
+/** `TOOL_INDEX_TUNING` (JSON), for experiments; explicit options win. */
+function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
+  if (explicit) return explicit
+  if (envTuning === null) {
+    const raw = typeof process !== 'undefined' ? process.env.TOOL_INDEX_TUNING : undefined
+    try {
+      envTuning = raw ? (JSON.parse(raw) as Tuning) : undefined
+    } catch {
+      throw new ToolIndexError('E_INVALID_ARG', 'TOOL_INDEX_TUNING is not valid JSON')
+    }
+  }
+  return envTuning
 }
 
 /**
@@ -143,10 +174,11 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 
   /** Build synchronously from plain entries (all are indexed; no deferral filter). */
-  static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring'>): ToolIndex {
+  static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring' | 'tuning'>): ToolIndex {
+    if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
     const scoring = checkScoring(options?.scoring)
     const stored = entries.map(checkEntry)
-    return new ToolIndex(newState(stored, scoring))
+    return new ToolIndex(newState(stored, scoring, options?.tuning))
   }
 
   /** Number of tools. */
@@ -167,7 +199,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
       throw new ToolIndexError('E_INVALID_LIMIT', `limit must be a number, got ${typeName(limit)}`)
     }
     const s = this.#state
-    const flat = native(() => s.native.searchIds(query, limit, displayMinScore()))
+    const flat = native(() => s.native.searchIds(query, limit, displayMinScore(s.scoring)))
     const out: ToolSearchResult[] = new Array(flat.length / 2)
     for (let i = 0, j = 0; i < flat.length; i += 2, j++) {
       const e = s.byId[flat[i]] as Stored
@@ -204,7 +236,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
       s.native.toolSearchRank(query, maxResults, {
         keywordWeight: weights.keyword,
         tfidfWeight: weights.tfidf,
-        minScore: displayMinScore(),
+        minScore: displayMinScore(s.scoring),
         exactOutside,
       }),
     )
@@ -225,6 +257,18 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     }
     const s = this.#state
     return native(() => s.native.keywordSearch(query, maxResults)).map((h) => ({ name: (s.byId[h.id] as Stored).name, score: h.score }))
+  }
+
+  /**
+   * Why a tool scored what it did for a query: per-term contributions (and, enhanced, per
+   * field), the name-match tier, and a note when it is not a result. `undefined` for an
+   * unknown name.
+   */
+  explain(query: string, name: string): Explanation | undefined {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    if (typeof name !== 'string') throw invalidArg(`name must be a string, got ${typeName(name)}`)
+    checkLength(query, LIMITS.queryLength, 'query')
+    return native(() => this.#state.native.explain(query, name)) ?? undefined
   }
 
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
@@ -322,12 +366,12 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 }
 
-function newState(stored: Stored[], scoring: Scoring): State {
+function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): State {
   const nativeIndex = native(
     () =>
       new binding.ToolIndex(
-        stored.map((e) => ({ name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp })),
-        { scoring },
+        stored.map((e) => toNative(e, scoring)),
+        { scoring, tuning: scoring === 'enhanced' ? tuningOf(tuning) : undefined },
       ),
   )
   const byName = new Map<string, number>()
@@ -337,9 +381,7 @@ function newState(stored: Stored[], scoring: Scoring): State {
 
 function upsertStored(s: State, stored: Stored[]): void {
   if (stored.length === 0) return
-  const ids = native(() =>
-    s.native.upsert(stored.map((e) => ({ name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp }))),
-  )
+  const ids = native(() => s.native.upsert(stored.map((e) => toNative(e, s.scoring))))
   ids.forEach((id, i) => {
     s.byId[id] = stored[i]
     s.byName.set(stored[i].name, id)
@@ -386,7 +428,7 @@ function removeNames(s: State, names: string[]): number {
 export async function buildToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
   const plan = planBuild(tools, options)
   const stored = await collect(plan.indexable, tools, options)
-  return new ToolIndex(newState(stored, plan.scoring))
+  return new ToolIndex(newState(stored, plan.scoring, options.tuning))
 }
 
 /**
@@ -538,12 +580,14 @@ async function collect(indices: number[], tools: readonly ToolLike[], options: B
     checkLength(description, LIMITS.textLength, `tools[${i}] description`)
     const searchHint = typeof hint === 'string' ? hint : undefined
     if (searchHint !== undefined) checkLength(searchHint, LIMITS.textLength, `tools[${i}].searchHint`)
+    const server = readField(tool, 'server', i)
     return {
       name,
       description,
       searchHint,
       isMcp: typeof isMcp === 'boolean' ? isMcp : name.startsWith('mcp__'),
       inputSchema,
+      server: typeof server === 'string' ? server : undefined,
     }
   })
 }
@@ -608,12 +652,15 @@ function checkEntry(e: ToolEntryInput, i: number): Stored {
   const isMcp = readField(e, 'isMcp', i)
   if (isMcp !== undefined && typeof isMcp !== 'boolean') throw invalidArg(`entries[${i}].isMcp must be a boolean, got ${typeName(isMcp)}`)
   const schema = readField(e, 'inputSchema', i)
+  const server = readField(e, 'server', i) ?? undefined
+  if (server !== undefined && typeof server !== 'string') throw invalidArg(`entries[${i}].server must be a string, got ${typeName(server)}`)
   return {
     name,
     description,
     searchHint: hint,
     isMcp: isMcp ?? name.startsWith('mcp__'),
     inputSchema: schema !== null && typeof schema === 'object' ? schema : undefined,
+    server,
   }
 }
 
@@ -626,9 +673,10 @@ function checkLength(s: string, max: number, what: string): void {
   if (s.length > max) throw new ToolIndexError('E_TOO_LARGE', `${what} is ${s.length} characters; the limit is ${max}`)
 }
 
-function checkScoring(scoring: unknown): Scoring {
-  if (scoring === undefined || scoring === 'compat') return 'compat'
-  throw new ToolIndexError('E_INVALID_SCORING', `unknown scoring mode ${JSON.stringify(scoring)}; expected 'compat'`)
+function checkScoring(scoring: unknown, fallback: Scoring = 'compat'): Scoring {
+  if (scoring === undefined) return fallback
+  if (scoring === 'compat' || scoring === 'enhanced') return scoring
+  throw new ToolIndexError('E_INVALID_SCORING', `unknown scoring mode ${JSON.stringify(scoring)}; expected 'compat' or 'enhanced'`)
 }
 
 /** Read a property, turning a throwing getter into `E_INVALID_ARG`. */
@@ -658,12 +706,19 @@ function envList(name: string): string[] {
     .filter(Boolean)
 }
 
-/** `TOOL_SEARCH_DISPLAY_MIN_SCORE`, read at each search; an unparsable value means 0.10. */
-export function displayMinScore(): number {
-  const raw = typeof process !== 'undefined' ? process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE : undefined
-  if (raw === undefined || raw.trim() === '') return DEFAULT_MIN_SCORE
+/**
+ * The display threshold, read at each search: compat uses `TOOL_SEARCH_DISPLAY_MIN_SCORE`
+ * (default 0.10, the reference's); enhanced uses `TOOL_SEARCH_ENHANCED_MIN_SCORE` (default 0:
+ * its abstain rule, not a score cut, drops queries no tool answers). Unparsable values mean
+ * the default.
+ */
+export function displayMinScore(scoring: Scoring = 'compat'): number {
+  const key = scoring === 'enhanced' ? 'TOOL_SEARCH_ENHANCED_MIN_SCORE' : 'TOOL_SEARCH_DISPLAY_MIN_SCORE'
+  const fallback = scoring === 'enhanced' ? 0 : DEFAULT_MIN_SCORE
+  const raw = typeof process !== 'undefined' ? process.env[key] : undefined
+  if (raw === undefined || raw.trim() === '') return fallback
   const v = Number(raw)
-  return Number.isFinite(v) ? v : DEFAULT_MIN_SCORE
+  return Number.isFinite(v) ? v : fallback
 }
 
 function cacheKey(tools: readonly ToolLike[]): string {

@@ -51,3 +51,35 @@ export function inputSchemaOf(tool: { inputJSONSchema?: unknown; inputSchema?: u
   }
   return isPlainJsonSchema(schema) ? schema : undefined
 }
+
+/**
+ * The searchable text of an input schema: property names and descriptions, nested ones
+ * included (depth and size capped), for enhanced scoring.
+ */
+export function schemaText(schema: object | undefined, maxChars = 4000): string | undefined {
+  if (!schema) return undefined
+  const out: string[] = []
+  let size = 0
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 4 || size > maxChars || node === null || typeof node !== 'object') return
+    const o = node as Record<string, unknown>
+    const props = o.properties
+    if (props && typeof props === 'object') {
+      for (const [key, value] of Object.entries(props as Record<string, unknown>)) {
+        out.push(key)
+        size += key.length
+        const d = (value as { description?: unknown })?.description
+        if (typeof d === 'string') {
+          out.push(d)
+          size += d.length
+        }
+        visit(value, depth + 1)
+      }
+    }
+    if (o.items) visit(o.items, depth + 1)
+    for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(o[k])) for (const x of o[k] as unknown[]) visit(x, depth + 1)
+  }
+  visit(schema, 0)
+  const text = out.join(' ')
+  return text ? text.slice(0, maxChars) : undefined
+}

@@ -21,6 +21,7 @@ export interface ToolSearchContext {
   pendingMcpServers?: readonly string[]
   /** Replaces the core set. */
   coreTools?: Iterable<string>
+  /** `'enhanced'` (the default) or `'compat'` (the reference's keyword + TF-IDF merge). */
   scoring?: Scoring
   /** Records what this search returned, for `executeTool`'s `requireDiscovered`. */
   session?: ToolSearchSession
@@ -48,6 +49,9 @@ export class ToolSearchSession {
     for (const n of names) this.discovered.add(n)
   }
 }
+
+/** The scoring `toolSearch` uses when the context names none. */
+export const DEFAULT_TOOLSEARCH_SCORING: Scoring = 'compat'
 
 const sharedCache = new ToolIndexCache()
 
@@ -120,7 +124,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const index = await (ctx.cache ?? sharedCache).get(tools, {
     ...ctx.buildOptions,
     ...(coreOpt ?? {}),
-    scoring: ctx.scoring,
+    scoring: ctx.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
   })
 
   const discover = /^discover:([\s\S]*)$/i.exec(query)

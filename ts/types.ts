@@ -11,6 +11,8 @@ export interface ToolLike {
   searchHint?: string
   alwaysLoad?: boolean
   isMcp?: boolean
+  /** The MCP server a tool comes from (enhanced scoring uses it). */
+  server?: string
   prompt?: (context: any) => string | Promise<string>
   description?: string | ((input: any, options?: any) => string | Promise<string>)
   inputJSONSchema?: object
@@ -24,6 +26,8 @@ export interface ToolEntryInput {
   searchHint?: string | null
   isMcp?: boolean
   inputSchema?: object
+  /** The MCP server, for enhanced scoring (`mcp__<server>__` names carry it already). */
+  server?: string | null
 }
 
 /** One entry of the index, with the reference's fields. */
@@ -50,14 +54,17 @@ export interface ToolSearchResult {
   inputSchema: object | undefined
 }
 
-/** Scoring modes. `'compat'` reproduces the reference exactly. */
-export type Scoring = 'compat'
+/**
+ * Scoring modes. `'compat'` reproduces the reference exactly (TF-IDF cosine, the default of
+ * the drop-in API); `'enhanced'` is BM25F with name matching (the default of `toolSearch`).
+ */
+export type Scoring = 'compat' | 'enhanced'
 
 /** Options of `buildToolIndex` / `getToolIndex`. */
 export interface BuildOptions {
   /** Replaces the core set (`CORE_TOOLS`); an empty list indexes every tool. */
   coreTools?: Iterable<string>
-  /** Scoring mode; `'compat'` is the default. */
+  /** Scoring mode; `'compat'` is the default of `buildToolIndex` / `getToolIndex`. */
   scoring?: Scoring
   /** Never index these names (added to env `TOOL_SEARCH_EXCLUDE`). */
   exclude?: Iterable<string>
@@ -67,4 +74,17 @@ export interface BuildOptions {
   promptTimeoutMs?: number
   /** The context handed to each tool's `prompt()`; a minimal ccb-shaped one by default. */
   promptContext?: unknown
+  /** Enhanced-ranking parameters (advanced; see the README). */
+  tuning?: Tuning
+}
+
+/** Enhanced-ranking parameters; each one left out keeps its measured default. */
+export interface Tuning {
+  k1?: number
+  /** name, server, searchHint, description, schema */
+  weights?: [number, number, number, number, number]
+  b?: [number, number, number, number, number]
+  typoWeight?: number
+  lexiconWeight?: number
+  abstainCoverage?: number
 }

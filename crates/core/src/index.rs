@@ -274,7 +274,8 @@ impl ToolIndex {
 
     /// The keyword-search postings of this version of the index (built on first use).
     pub(crate) fn keyword_index(&self) -> &crate::keyword::KeywordIndex {
-        self.keyword.get_or_init(|| crate::keyword::KeywordIndex::build(self))
+        self.keyword
+            .get_or_init(|| crate::keyword::KeywordIndex::build(self))
     }
 
     /// Remove tools by name; returns how many were present.

@@ -169,7 +169,11 @@ pub fn keyword_search(index: &ToolIndex, query: &str, max_results: usize) -> Vec
 }
 
 /// Keyword search on a parsed query, telling which path answered.
-pub fn keyword_outcome(index: &ToolIndex, query: &KeywordQuery, max_results: usize) -> KeywordOutcome {
+pub fn keyword_outcome(
+    index: &ToolIndex,
+    query: &KeywordQuery,
+    max_results: usize,
+) -> KeywordOutcome {
     let kw = index.keyword_index();
     if let Some(slot) = kw.exact(&query.normalized) {
         return KeywordOutcome::Exact(slot);
@@ -215,7 +219,11 @@ pub struct RankedHit {
 
 impl RankedHit {
     /// The tool's name: the indexed tool's, or `exact_outside` for the slot-less hit.
-    pub fn name<'a>(&self, index: &'a ToolIndex, exact_outside: Option<&'a str>) -> Option<&'a str> {
+    pub fn name<'a>(
+        &self,
+        index: &'a ToolIndex,
+        exact_outside: Option<&'a str>,
+    ) -> Option<&'a str> {
         match self.slot {
             Some(s) => index.doc(s).map(|d| d.name.as_str()),
             None => exact_outside,
@@ -258,7 +266,12 @@ pub fn tool_search_rank(
 }
 
 /// The merge step of [`tool_search_rank`] on ready lists (`None` = the slot-less tool).
-pub fn merge(keyword: &[Option<u32>], tfidf: &[Hit], max_results: usize, weights: MergeWeights) -> Vec<RankedHit> {
+pub fn merge(
+    keyword: &[Option<u32>],
+    tfidf: &[Hit],
+    max_results: usize,
+    weights: MergeWeights,
+) -> Vec<RankedHit> {
     let n = keyword.len();
     let mut merged: Vec<RankedHit> = Vec::with_capacity(n + tfidf.len());
     for (r, &slot) in keyword.iter().enumerate() {
@@ -303,11 +316,6 @@ pub fn merge(keyword: &[Option<u32>], tfidf: &[Hit], max_results: usize, weights
 // ---------------------------------------------------------------------------------------
 // The postings.
 
-/// Per-term flags of a slot while one term is scored.
-const EQ: u8 = 1;
-const IN: u8 = 2;
-const HINT: u8 = 4;
-const DESC: u8 = 8;
 /// Field bits of a packed text posting `slot << 2 | bits`.
 const F_HINT: u32 = 1;
 const F_DESC: u32 = 2;
@@ -341,7 +349,9 @@ pub(crate) struct KeywordIndex {
     part_ids: FxHashMap<Box<str>, u32>,
     part_text: Vec<Box<str>>,
     /// Part id → ascending slots having the part.
-    part_slots: Vec<Vec<u32>>,
+    /// (Flattened: the slots of part `p` are `part_slots[part_off[p]..part_off[p + 1]]`.)
+    part_off: Vec<u32>,
+    part_slots: Vec<u32>,
     /// 1-, 2- and 3-byte substrings of parts → ascending part ids.
     part_grams: FxHashMap<u32, Vec<u32>>,
     max_part_len: usize,
@@ -433,7 +443,10 @@ struct DocKeys<'a> {
 
 impl KeywordIndex {
     pub(crate) fn build(index: &ToolIndex) -> Self {
-        let docs: Vec<(u32, &crate::index::Doc)> = index.slots().filter_map(|s| index.doc(s).map(|d| (s, d))).collect();
+        let docs: Vec<(u32, &crate::index::Doc)> = index
+            .slots()
+            .filter_map(|s| index.doc(s).map(|d| (s, d)))
+            .collect();
         fn analyze<'a>(&(slot, d): &(u32, &'a crate::index::Doc)) -> DocKeys<'a> {
             let hint = field_keys(&d.hint_lower);
             let desc = field_keys(&d.desc_lower);
@@ -461,6 +474,7 @@ impl KeywordIndex {
             is_mcp: vec![false; n_slots],
             ..Default::default()
         };
+        let mut part_lists: Vec<Vec<u32>> = Vec::new();
         for k in keys {
             let slot = k.slot;
             kw.is_mcp[slot as usize] = k.is_mcp;
@@ -471,11 +485,11 @@ impl KeywordIndex {
                         let id = kw.part_text.len() as u32;
                         kw.part_ids.insert(p.into(), id);
                         kw.part_text.push(p.into());
-                        kw.part_slots.push(Vec::new());
+                        part_lists.push(Vec::new());
                         id
                     }
                 };
-                kw.part_slots[id as usize].push(slot);
+                part_lists[id as usize].push(slot);
             }
             for (w, f) in k.words {
                 match kw.words.get_mut(w) {
@@ -494,9 +508,19 @@ impl KeywordIndex {
             if k.lower_name.starts_with(MCP_PREFIX) {
                 kw.mcp_names.push((k.lower_name.as_str().into(), slot));
             }
-            kw.exact.entry(k.lower_name.into_boxed_str()).or_insert(slot);
+            kw.exact
+                .entry(k.lower_name.into_boxed_str())
+                .or_insert(slot);
         }
         kw.mcp_names.sort_unstable();
+        kw.part_off.reserve(part_lists.len() + 1);
+        kw.part_off.push(0);
+        kw.part_slots
+            .reserve(part_lists.iter().map(Vec::len).sum::<usize>());
+        for l in part_lists {
+            kw.part_slots.extend_from_slice(&l);
+            kw.part_off.push(kw.part_slots.len() as u32);
+        }
         for (id, p) in kw.part_text.iter().enumerate() {
             let b = p.as_bytes();
             kw.max_part_len = kw.max_part_len.max(b.len());
@@ -512,12 +536,22 @@ impl KeywordIndex {
         kw
     }
 
+    fn slots_of_part(&self, p: u32) -> &[u32] {
+        let p = p as usize;
+        &self.part_slots[self.part_off[p] as usize..self.part_off[p + 1] as usize]
+    }
+
     fn exact(&self, normalized: &str) -> Option<u32> {
         self.exact.get(normalized).copied()
     }
 
     /// The prefix and scored paths (the exact path already failed).
-    fn after_exact(&self, index: &ToolIndex, query: &KeywordQuery, max_results: usize) -> KeywordOutcome {
+    fn after_exact(
+        &self,
+        index: &ToolIndex,
+        query: &KeywordQuery,
+        max_results: usize,
+    ) -> KeywordOutcome {
         if max_results == 0 {
             // The reference's prefix list is then empty, so it falls through to scoring, and
             // the scored list is cut to nothing.
@@ -543,7 +577,12 @@ impl KeywordIndex {
         KeywordOutcome::Scored(self.score(index, query, max_results))
     }
 
-    fn score(&self, index: &ToolIndex, query: &KeywordQuery, max_results: usize) -> Vec<KeywordHit> {
+    fn score(
+        &self,
+        index: &ToolIndex,
+        query: &KeywordQuery,
+        max_results: usize,
+    ) -> Vec<KeywordHit> {
         if query.terms.is_empty() {
             return Vec::new();
         }
@@ -556,23 +595,30 @@ impl KeywordIndex {
                 &mut own
             }
         };
-        s.begin(self.is_mcp.len());
+        s.begin(&self.is_mcp, query.terms.len());
         let n_req = query.required as u32;
+        // Required terms come first: each one only scores tools that matched every earlier
+        // one, and optional terms only score tools that matched them all.
+        let mut seen_req = 0;
         for term in &query.terms {
+            let need = if term.required { seen_req } else { n_req };
+            s.start_term(term.weight, term.required, need);
             self.mark_term(index, &term.text, s);
-            let gate = n_req > 0 && !term.required;
-            let matched = s.flush(&self.is_mcp, term.weight, term.required, gate, n_req);
-            if term.required && matched == 0 {
-                return Vec::new();
+            if term.required {
+                if s.hits == 0 {
+                    return Vec::new();
+                }
+                seen_req += 1;
             }
         }
+        let acc = &s.acc;
         let mut hits: Vec<Hit> = s
             .touched
             .iter()
-            .filter(|&&slot| s.req[slot as usize] == n_req)
+            .filter(|&&slot| acc[slot as usize].req == n_req)
             .map(|&slot| Hit {
                 slot,
-                score: s.score[slot as usize] as f64,
+                score: acc[slot as usize].score as f64,
             })
             .collect();
         top_k(&mut hits, max_results);
@@ -582,9 +628,10 @@ impl KeywordIndex {
     /// Set this term's flags on every slot it matches.
     fn mark_term(&self, index: &ToolIndex, term: &str, s: &mut Scratch) {
         // Name parts. No part contains `_` (parseToolName splits on it).
-        if let Some(&p) = self.part_ids.get(term) {
-            for &slot in &self.part_slots[p as usize] {
-                s.mark(slot, EQ);
+        let equal = self.part_ids.get(term).copied();
+        if let Some(p) = equal {
+            for &slot in self.slots_of_part(p) {
+                s.name(slot, LEVEL_EQ);
             }
         }
         if !term.contains('_') && term.len() <= self.max_part_len {
@@ -592,8 +639,10 @@ impl KeywordIndex {
             if b.len() <= 3 {
                 if let Some(parts) = self.part_grams.get(&gram_key(b)) {
                     for &p in parts {
-                        for &slot in &self.part_slots[p as usize] {
-                            s.mark(slot, IN);
+                        if Some(p) != equal {
+                            for &slot in self.slots_of_part(p) {
+                                s.name(slot, LEVEL_IN);
+                            }
                         }
                     }
                 }
@@ -610,9 +659,9 @@ impl KeywordIndex {
                     }
                 }
                 for &p in best.unwrap_or(&[]) {
-                    if self.part_text[p as usize].contains(term) {
-                        for &slot in &self.part_slots[p as usize] {
-                            s.mark(slot, IN);
+                    if Some(p) != equal && self.part_text[p as usize].contains(term) {
+                        for &slot in self.slots_of_part(p) {
+                            s.name(slot, LEVEL_IN);
                         }
                     }
                 }
@@ -623,13 +672,16 @@ impl KeywordIndex {
         if term.bytes().all(is_word_byte) {
             if let Some(p) = self.words.get(term) {
                 for &e in p {
-                    s.mark(e >> 2, field_flags(e));
+                    s.text(e >> 2, field_points(e));
                 }
             }
             return;
         }
         let mut lists: Vec<&[u32]> = Vec::new();
-        for run in term.split(|c: char| !is_js_word(c)).filter(|r| !r.is_empty()) {
+        for run in term
+            .split(|c: char| !is_js_word(c))
+            .filter(|r| !r.is_empty())
+        {
             match self.words.get(run) {
                 Some(p) => lists.push(p),
                 None => return,
@@ -652,7 +704,9 @@ impl KeywordIndex {
             }
         }
         lists.sort_unstable_by_key(|l| l.len());
-        let (driver, rest) = lists.split_first().expect("a non-word term has a constraint");
+        let (driver, rest) = lists
+            .split_first()
+            .expect("a non-word term has a constraint");
         let mut pos = vec![0usize; rest.len()];
         'cand: for &e in *driver {
             let slot = e >> 2;
@@ -669,103 +723,145 @@ impl KeywordIndex {
                 }
             }
             let Some(doc) = index.doc(slot) else { continue };
-            let mut flags = 0;
+            let mut pts = 0;
             if f & F_HINT != 0 && contains_word_bounded(&doc.hint_lower, term) {
-                flags |= HINT;
+                pts += HINT_WORD;
             }
             if f & F_DESC != 0 && contains_word_bounded(&doc.desc_lower, term) {
-                flags |= DESC;
+                pts += DESC_WORD;
             }
-            if flags != 0 {
-                s.mark(slot, flags);
+            if pts != 0 {
+                s.text(slot, pts);
             }
         }
     }
 }
 
-fn field_flags(e: u32) -> u8 {
-    ((e & 3) as u8) << 2
+/// Name-part points by `[is_mcp][level]`, level 0 none, 1 inside a part, 2 equal to a part.
+const NAME_POINTS: [[u32; 3]; 2] = [
+    [0, PART_INSIDE, PART_EQUAL],
+    [0, PART_INSIDE_MCP, PART_EQUAL_MCP],
+];
+const LEVEL_IN: u8 = 1;
+const LEVEL_EQ: u8 = 2;
+
+/// A slot's accumulator.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    /// Id of the last term that touched the slot; `< base` means not yet in this query.
+    mark: u32,
+    score: u32,
+    /// Required terms matched.
+    req: u32,
+    /// The current term's name-part level.
+    name: u8,
+    mcp: bool,
 }
 
-/// Per-query accumulators, reused across queries (indexed by slot).
+/// Per-query accumulators, reused across queries (indexed by slot). Each term gets a fresh
+/// id, so nothing is cleared between terms or queries.
 #[derive(Default)]
 struct Scratch {
-    /// Flags of the term being scored (all zero between terms).
-    flags: Vec<u8>,
-    term_touched: Vec<u32>,
-    /// Score and required terms matched, valid where `seen == epoch`.
-    score: Vec<u32>,
-    req: Vec<u32>,
-    seen: Vec<u32>,
-    epoch: u32,
+    acc: Vec<Acc>,
+    /// Last term id handed out.
+    counter: u32,
+    /// First term id of the current query.
+    base: u32,
     touched: Vec<u32>,
+    // The current term.
+    cur: u32,
+    weight: u32,
+    required: bool,
+    /// Slots must already have matched this many required terms (0: any slot).
+    need: u32,
+    /// Slots the current term touched (and let through).
+    hits: usize,
 }
 
 impl Scratch {
-    fn begin(&mut self, n: usize) {
-        if self.flags.len() < n {
-            self.flags.resize(n, 0);
-            self.score.resize(n, 0);
-            self.req.resize(n, 0);
-            self.seen.resize(n, 0);
+    fn begin(&mut self, is_mcp: &[bool], n_terms: usize) {
+        if self.acc.len() != is_mcp.len() {
+            self.acc = is_mcp
+                .iter()
+                .map(|&mcp| Acc {
+                    mcp,
+                    ..Acc::default()
+                })
+                .collect();
+            self.counter = 0;
         }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.seen.iter_mut().for_each(|e| *e = 0);
-            self.epoch = 1;
+        if u64::from(self.counter) + n_terms as u64 + 2 > u64::from(u32::MAX) {
+            self.acc.iter_mut().for_each(|a| a.mark = 0);
+            self.counter = 0;
         }
+        self.base = self.counter + 1;
         self.touched.clear();
-        self.term_touched.clear();
     }
 
+    fn start_term(&mut self, weight: u32, required: bool, need: u32) {
+        self.counter += 1;
+        self.cur = self.counter;
+        self.weight = weight;
+        self.required = required;
+        self.need = need;
+        self.hits = 0;
+    }
+
+    /// The slot's accumulator if the current term may score it.
     #[inline]
-    fn mark(&mut self, slot: u32, bit: u8) {
-        let f = &mut self.flags[slot as usize];
-        if *f == 0 {
-            self.term_touched.push(slot);
+    fn touch(&mut self, slot: u32) -> Option<&mut Acc> {
+        let a = &mut self.acc[slot as usize];
+        if a.mark != self.cur {
+            if a.mark < self.base {
+                if self.need > 0 {
+                    return None;
+                }
+                a.score = 0;
+                a.req = 0;
+                self.touched.push(slot);
+            } else if self.need > 0 && a.req != self.need {
+                return None;
+            }
+            a.mark = self.cur;
+            a.name = 0;
+            if self.required {
+                a.req += 1;
+            }
+            self.hits += 1;
         }
-        *f |= bit;
+        Some(a)
     }
 
-    /// Add the marked term's contribution (× `weight`) to the marked slots; returns how many
-    /// slots matched. With `gate`, only slots that matched every required term so far count.
-    fn flush(&mut self, is_mcp: &[bool], weight: u32, required: bool, gate: bool, n_req: u32) -> usize {
-        let n = self.term_touched.len();
-        for &slot in &self.term_touched {
-            let i = slot as usize;
-            let f = std::mem::take(&mut self.flags[i]);
-            if self.seen[i] != self.epoch {
-                if gate {
-                    continue;
-                }
-                self.seen[i] = self.epoch;
-                self.score[i] = 0;
-                self.req[i] = 0;
-                self.touched.push(slot);
-            } else if gate && self.req[i] < n_req {
-                continue;
-            }
-            let mcp = is_mcp[i];
-            let mut c = 0;
-            if f & EQ != 0 {
-                c += if mcp { PART_EQUAL_MCP } else { PART_EQUAL };
-            } else if f & IN != 0 {
-                c += if mcp { PART_INSIDE_MCP } else { PART_INSIDE };
-            }
-            if f & HINT != 0 {
-                c += HINT_WORD;
-            }
-            if f & DESC != 0 {
-                c += DESC_WORD;
-            }
-            self.score[i] = self.score[i].saturating_add(c.saturating_mul(weight));
-            if required {
-                self.req[i] += 1;
+    /// A name part equal to (`LEVEL_EQ`) or containing (`LEVEL_IN`) the term: the better
+    /// level counts.
+    #[inline]
+    fn name(&mut self, slot: u32, level: u8) {
+        let w = self.weight;
+        if let Some(a) = self.touch(slot) {
+            if level > a.name {
+                let pts = NAME_POINTS[a.mcp as usize];
+                let add = pts[level as usize] - pts[a.name as usize];
+                a.score = a.score.saturating_add(add.saturating_mul(w));
+                a.name = level;
             }
         }
-        self.term_touched.clear();
-        n
     }
+
+    /// Hint / description points (each slot at most once per term).
+    #[inline]
+    fn text(&mut self, slot: u32, pts: u32) {
+        let w = self.weight;
+        if let Some(a) = self.touch(slot) {
+            a.score = a.score.saturating_add(pts.saturating_mul(w));
+        }
+    }
+}
+
+/// Points of a packed text posting's field bits.
+#[inline]
+fn field_points(bits: u32) -> u32 {
+    (if bits & F_HINT != 0 { HINT_WORD } else { 0 })
+        + (if bits & F_DESC != 0 { DESC_WORD } else { 0 })
 }
 
 #[cfg(test)]
@@ -777,8 +873,11 @@ mod tests {
     /// The reference's `searchToolsWithKeywords`, transliterated (deferred = all = the index).
     /// Exact / prefix hits get `f64::INFINITY`, like [`keyword_search`].
     fn naive(index: &ToolIndex, query: &str, max: usize) -> Vec<(String, f64)> {
-        let docs: Vec<(&crate::index::Doc, ParsedName)> =
-            index.slots().map(|s| index.doc(s).unwrap()).map(|d| (d, parse_tool_name(&d.name))).collect();
+        let docs: Vec<(&crate::index::Doc, ParsedName)> = index
+            .slots()
+            .map(|s| index.doc(s).unwrap())
+            .map(|d| (d, parse_tool_name(&d.name)))
+            .collect();
         naive_on(&docs, &mut Memo::default(), query, max)
     }
 
@@ -786,7 +885,11 @@ mod tests {
     /// hint \bterm\b, description \bterm\b]` (memoized only to keep the test fast).
     type Memo = std::collections::HashMap<String, Vec<[bool; 5]>>;
 
-    fn facts<'m>(docs: &[(&crate::index::Doc, ParsedName)], memo: &'m mut Memo, t: &str) -> &'m [[bool; 5]] {
+    fn facts<'m>(
+        docs: &[(&crate::index::Doc, ParsedName)],
+        memo: &'m mut Memo,
+        t: &str,
+    ) -> &'m [[bool; 5]] {
         memo.entry(t.to_owned()).or_insert_with(|| {
             docs.iter()
                 .map(|(d, parsed)| {
@@ -824,7 +927,10 @@ mod tests {
                 return m;
             }
         }
-        let terms: Vec<&str> = js_split_whitespace(&q).into_iter().filter(|t| !t.is_empty()).collect();
+        let terms: Vec<&str> = js_split_whitespace(&q)
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect();
         let mut required = Vec::new();
         let mut optional = Vec::new();
         for &t in &terms {
@@ -890,25 +996,46 @@ mod tests {
 
     fn extras() -> Vec<ToolDoc> {
         vec![
-            ToolDoc::new("NotebookEditTool", "Edit a Jupyter notebook cell; c++ and x$10 and e.g. file.txt")
-                .with_hint("notebook editing, c++x, ++x"),
-            ToolDoc::new("CronCreate", "Schedule a prompt to run later or on a recurring cron schedule")
-                .with_hint("schedule a recurring or one-shot prompt"),
-            ToolDoc::new("HTTPServer", "Serve files over HTTP: 'aapl' quotes, résumé parsing, 文件file"),
+            ToolDoc::new(
+                "NotebookEditTool",
+                "Edit a Jupyter notebook cell; c++ and x$10 and e.g. file.txt",
+            )
+            .with_hint("notebook editing, c++x, ++x"),
+            ToolDoc::new(
+                "CronCreate",
+                "Schedule a prompt to run later or on a recurring cron schedule",
+            )
+            .with_hint("schedule a recurring or one-shot prompt"),
+            ToolDoc::new(
+                "HTTPServer",
+                "Serve files over HTTP: 'aapl' quotes, résumé parsing, 文件file",
+            ),
             ToolDoc::new("mcp__a___b", "weird separators __ and _x_ and a+b"),
-            ToolDoc::new("mcp__Upper__CASE_Tool", "Upper-case MCP name; KELVIN \u{212A} sign").with_hint(""),
+            ToolDoc::new(
+                "mcp__Upper__CASE_Tool",
+                "Upper-case MCP name; KELVIN \u{212A} sign",
+            )
+            .with_hint(""),
             ToolDoc::new("MCP__not_mcp", "case-sensitive prefix"),
-            ToolDoc::new("mcp__uni__café_résumé", "unicode parts ǅ Σ ΣΑΣ").with_hint("Unicode hint: naïve—test"),
-            ToolDoc::new("snake_case_name", "a snake case tool with c++ code and $10 fees ($10)"),
+            ToolDoc::new("mcp__uni__café_résumé", "unicode parts ǅ Σ ΣΑΣ")
+                .with_hint("Unicode hint: naïve—test"),
+            ToolDoc::new(
+                "snake_case_name",
+                "a snake case tool with c++ code and $10 fees ($10)",
+            ),
             ToolDoc::new("ls", "List files in a directory"),
-            ToolDoc::new("mcp__github__create_issue", "dup-ish of a catalog name? no: create a GitHub issue"),
+            ToolDoc::new(
+                "mcp__github__create_issue",
+                "dup-ish of a catalog name? no: create a GitHub issue",
+            ),
         ]
     }
 
     fn catalog_index() -> (ToolIndex, serde_json::Value) {
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/parity/reference-vectors.json");
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let mut tools: Vec<ToolDoc> = v["catalog"]
             .as_array()
             .unwrap()
@@ -917,35 +1044,101 @@ mod tests {
                 name: t["name"].as_str().unwrap().to_owned(),
                 description: t["description"].as_str().unwrap_or("").to_owned(),
                 search_hint: t["searchHint"].as_str().map(str::to_owned),
-                is_mcp: None,
-                ..Default::default()
+                ..ToolDoc::default()
             })
             .collect();
-        let have: std::collections::HashSet<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let have: std::collections::HashSet<String> =
+            tools.iter().map(|t| t.name.clone()).collect();
         tools.extend(extras().into_iter().filter(|t| !have.contains(&t.name)));
         (ToolIndex::build(tools, IndexOptions::default()).unwrap(), v)
     }
 
     const TRICKY: &[&str] = &[
-        "c++", "'aapl'", "$10", "+", "++x", "mcp__", "mcp__github", "", "   ", "+github", "+file",
-        "+file +read", "+zzzz file", "+", "+ +", "++", "file file file", "+file file", "résumé", "é",
-        "文件", "文件file", "naïve—test", "k", "\u{212A}", "e.g.", "e.g", "file.txt", "a+b", "_x_", "_",
-        "__", "a", "a b c", "mcp__github__create_issue", "MCP__GITHUB", "mcp__a", "mcp__a___b", "mcp__zz",
-        "notebookedittool", "NotebookEditTool", "  NotebookEditTool  ", "notebook", "edit", "http",
-        "httpserver", "cron create", "+cron +create schedule", "ls", "l", "σ", "ς", "ΣΑΣ", "ǆ", "(x)",
-        "($10)", "-", "--", "'", "''", "\"json\"", "json,", "github.", "+github. issue", "create-issue",
-        "create_issue", "github create issue", "x$10", "sign", "\u{FEFF}file\u{3000}read\u{85}",
-        "mcp__uni__café", "café", "+café", "up", "upper-case", "per", "issue issue +issue",
+        "c++",
+        "'aapl'",
+        "$10",
+        "+",
+        "++x",
+        "mcp__",
+        "mcp__github",
+        "",
+        "   ",
+        "+github",
+        "+file",
+        "+file +read",
+        "+zzzz file",
+        "+",
+        "+ +",
+        "++",
+        "file file file",
+        "+file file",
+        "résumé",
+        "é",
+        "文件",
+        "文件file",
+        "naïve—test",
+        "k",
+        "\u{212A}",
+        "e.g.",
+        "e.g",
+        "file.txt",
+        "a+b",
+        "_x_",
+        "_",
+        "__",
+        "a",
+        "a b c",
+        "mcp__github__create_issue",
+        "MCP__GITHUB",
+        "mcp__a",
+        "mcp__a___b",
+        "mcp__zz",
+        "notebookedittool",
+        "NotebookEditTool",
+        "  NotebookEditTool  ",
+        "notebook",
+        "edit",
+        "http",
+        "httpserver",
+        "cron create",
+        "+cron +create schedule",
+        "ls",
+        "l",
+        "σ",
+        "ς",
+        "ΣΑΣ",
+        "ǆ",
+        "(x)",
+        "($10)",
+        "-",
+        "--",
+        "'",
+        "''",
+        "\"json\"",
+        "json,",
+        "github.",
+        "+github. issue",
+        "create-issue",
+        "create_issue",
+        "github create issue",
+        "x$10",
+        "sign",
+        "\u{FEFF}file\u{3000}read\u{85}",
+        "mcp__uni__café",
+        "café",
+        "+café",
+        "up",
+        "upper-case",
+        "per",
+        "issue issue +issue",
     ];
 
     #[test]
     fn fast_path_equals_literal_algorithm() {
         let (index, v) = catalog_index();
         let mut queries: Vec<String> = TRICKY.iter().map(|s| s.to_string()).collect();
-        for key in ["keyword", "hybrid", "search"] {
-            for c in v[key].as_array().unwrap() {
-                queries.push(c["query"].as_str().unwrap().to_owned());
-            }
+        for c in v["keyword"].as_array().unwrap() {
+            queries.push(c["query"].as_str().unwrap().to_owned());
         }
         // Required-term variants of the vector queries.
         let base = queries.clone();
@@ -953,7 +1146,13 @@ mod tests {
             let plus: Vec<String> = q
                 .split(' ')
                 .enumerate()
-                .map(|(j, t)| if (i + j) % 3 == 0 { format!("+{t}") } else { t.to_owned() })
+                .map(|(j, t)| {
+                    if (i + j) % 3 == 0 {
+                        format!("+{t}")
+                    } else {
+                        t.to_owned()
+                    }
+                })
                 .collect();
             queries.push(plus.join(" "));
         }
@@ -971,10 +1170,12 @@ mod tests {
         pool.extend(TRICKY.iter().map(|s| s.to_string()));
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut rnd = |n: usize| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((seed >> 33) as usize) % n
         };
-        for _ in 0..3000 {
+        for _ in 0..1500 {
             let k = 1 + rnd(5);
             let mut q = Vec::new();
             for _ in 0..k {
@@ -989,15 +1190,21 @@ mod tests {
             }
             queries.push(q.join(" "));
         }
-        let docs: Vec<(&crate::index::Doc, ParsedName)> =
-            index.slots().map(|s| index.doc(s).unwrap()).map(|d| (d, parse_tool_name(&d.name))).collect();
+        let docs: Vec<(&crate::index::Doc, ParsedName)> = index
+            .slots()
+            .map(|s| index.doc(s).unwrap())
+            .map(|d| (d, parse_tool_name(&d.name)))
+            .collect();
         let mut memo = Memo::default();
         for q in &queries {
             // The literal list for a large limit; smaller limits cut it (the exact path
             // ignores the limit, every other path yields nothing at limit 0).
             let full = naive_on(&docs, &mut memo, q, 40);
             for max in [0, 1, 3, 10, 40] {
-                let want: Vec<(String, f64)> = if full.len() == 1 && full[0].1 == f64::INFINITY && parse_query(q).normalized == js_lower(&full[0].0) {
+                let want: Vec<(String, f64)> = if full.len() == 1
+                    && full[0].1 == f64::INFINITY
+                    && parse_query(q).normalized == js_lower(&full[0].0)
+                {
                     full.clone()
                 } else {
                     full.iter().take(max).cloned().collect()
@@ -1005,17 +1212,26 @@ mod tests {
                 assert_eq!(fast(&index, q, max), want, "query {q:?} max {max}");
             }
         }
-        assert!(queries.len() > 3000);
+        assert!(queries.len() > 2000);
     }
 
     #[test]
     fn parse_query_rules() {
         let q = parse_query("  +Foo bar +  foo +bar baz\u{3000}+ ");
         assert_eq!(q.normalized, "+foo bar +  foo +bar baz\u{3000}+");
-        let got: Vec<(&str, u32, bool)> = q.terms.iter().map(|t| (t.text.as_str(), t.weight, t.required)).collect();
+        let got: Vec<(&str, u32, bool)> = q
+            .terms
+            .iter()
+            .map(|t| (t.text.as_str(), t.weight, t.required))
+            .collect();
         assert_eq!(
             got,
-            vec![("foo", 2, true), ("bar", 2, true), ("+", 2, false), ("baz", 1, false)]
+            vec![
+                ("foo", 2, true),
+                ("bar", 2, true),
+                ("+", 2, false),
+                ("baz", 1, false)
+            ]
         );
         assert_eq!(q.required, 2);
         assert!(parse_query("MCP__x").wants_prefix());
@@ -1028,12 +1244,23 @@ mod tests {
         let mut idx = ToolIndex::build(extras(), IndexOptions::default()).unwrap();
         assert_eq!(fast(&idx, "notebook", 5)[0].0, "NotebookEditTool");
         idx.remove(&["NotebookEditTool"]);
-        idx.upsert(vec![ToolDoc::new("ls", "notebook viewer")]).unwrap();
-        let mut expect: Vec<ToolDoc> = extras().into_iter().filter(|t| t.name != "NotebookEditTool").collect();
+        idx.upsert(vec![ToolDoc::new("ls", "notebook viewer")])
+            .unwrap();
+        let mut expect: Vec<ToolDoc> = extras()
+            .into_iter()
+            .filter(|t| t.name != "NotebookEditTool")
+            .collect();
         let at = expect.iter().position(|t| t.name == "ls").unwrap();
         expect[at] = ToolDoc::new("ls", "notebook viewer");
         let fresh = ToolIndex::build(expect, IndexOptions::default()).unwrap();
-        for q in ["notebook", "c++", "ls", "+notebook viewer", "mcp__a", "file"] {
+        for q in [
+            "notebook",
+            "c++",
+            "ls",
+            "+notebook viewer",
+            "mcp__a",
+            "file",
+        ] {
             assert_eq!(fast(&idx, q, 10), fast(&fresh, q, 10), "{q}");
             assert_eq!(fast(&idx, q, 10), naive(&idx, q, 10), "{q}");
         }
@@ -1043,7 +1270,14 @@ mod tests {
     fn merge_order_and_exact_outside() {
         let idx = ToolIndex::build(extras(), IndexOptions::default()).unwrap();
         // A core tool named like the query: the keyword list is that one slot-less tool.
-        let r = tool_search_rank(&idx, " Bash ", 5, MergeWeights::default(), 0.1, Some("Bash"));
+        let r = tool_search_rank(
+            &idx,
+            " Bash ",
+            5,
+            MergeWeights::default(),
+            0.1,
+            Some("Bash"),
+        );
         assert_eq!(r[0].slot, None);
         assert_eq!(r[0].keyword_rank, Some(0));
         assert!((r[0].score - 0.4).abs() < 1e-12);
@@ -1056,9 +1290,21 @@ mod tests {
         // Ties: keyword hits in rank order first, then TF-IDF-only hits.
         let m = merge(
             &[Some(4), Some(2)],
-            &[Hit { slot: 7, score: 1.0 }, Hit { slot: 2, score: 0.5 }],
+            &[
+                Hit {
+                    slot: 7,
+                    score: 1.0,
+                },
+                Hit {
+                    slot: 2,
+                    score: 0.5,
+                },
+            ],
             5,
-            MergeWeights { keyword: 0.5, tfidf: 0.5 },
+            MergeWeights {
+                keyword: 0.5,
+                tfidf: 0.5,
+            },
         );
         let got: Vec<(Option<u32>, f64)> = m.iter().map(|h| (h.slot, h.score)).collect();
         assert_eq!(got, vec![(Some(4), 0.5), (Some(2), 0.5), (Some(7), 0.5)]);

@@ -22,6 +22,9 @@ pub mod tokenize;
 
 pub use core_tools::{is_deferred, CorePolicy, CORE_TOOLS};
 pub use error::{ErrorCode, IndexError};
+
+/// A core result with an [`IndexError`].
+pub type Result5<T> = std::result::Result<T, IndexError>;
 pub use index::{Hit, IndexOptions, ToolDoc, ToolIndex};
 pub use name::{parse_tool_name, ParsedName};
 pub use tokenize::{stem, tokenize, tokenize_and_stem};

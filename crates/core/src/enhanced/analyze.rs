@@ -31,6 +31,19 @@ const STOP: &[&str] = &[
     "via", "e.g", "etc", "about", "let", "get's", "i'd", "i'm", "can't", "don't",
 ];
 
+/// Conversational words that carry no tool meaning in a request ("can you help me ..."),
+/// dropped from queries only (a tool may legitimately be about "help").
+const QUERY_STOP: &[&str] = &[
+    "help", "assist", "assistance", "possible", "kindly", "able", "tell", "thank", "thanks",
+    "hello", "hi", "hey", "know", "way", "sure", "okay", "ok", "maybe", "perhaps", "certain",
+    "something", "anything", "someone", "thing", "things", "now", "today", "really", "quite",
+];
+
+/// Is this (lowercased) word a query-only stop word?
+pub fn is_query_stop(word: &str) -> bool {
+    QUERY_STOP.contains(&word)
+}
+
 /// Is this (lowercased) word a stop word?
 pub fn is_stop(word: &str) -> bool {
     word.len() <= 7 && STOP.contains(&word)
@@ -178,6 +191,15 @@ impl Analyzer {
         }
     }
 
+    /// The pipeline for a query: also drops conversational words.
+    pub fn query_tokens(&self, text: &str) -> Vec<String> {
+        let kept: String = text
+            .split_word_bounds()
+            .map(|w| if is_query_stop(&w.to_lowercase()) { " " } else { w })
+            .collect();
+        self.tokens(&kept)
+    }
+
     /// The pipeline into a vector.
     pub fn tokens(&self, text: &str) -> Vec<String> {
         let mut v = Vec::new();
@@ -231,6 +253,14 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(a.tokens(text), *want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn query_stop_words() {
+        let a = Analyzer::default();
+        assert_eq!(a.query_tokens("Can you help me send a message?"), vec!["send", "messag"]);
+        assert_eq!(a.query_tokens("help 解析pdf文件"), vec!["解析", "pdf", "文件"]);
+        assert_eq!(a.tokens("help"), vec!["help"]);
     }
 
     #[test]

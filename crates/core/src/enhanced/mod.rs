@@ -48,9 +48,11 @@ pub struct Params {
     pub typo_weight: f64,
     /// Query weight of a lexicon expansion of CJK text.
     pub lexicon_weight: f64,
-    /// Abstain when the best tool matches less than this share of the query's IDF mass
-    /// (and no name matched).
+    /// Abstain when the best-scoring tool matches less than this share of the query's IDF
+    /// mass (and no name matched).
     pub abstain_coverage: f64,
+    /// How much a query word that no tool has counts in the query's mass (×its IDF).
+    pub unknown_weight: f64,
 }
 
 impl Default for Params {
@@ -61,7 +63,8 @@ impl Default for Params {
             b: [0.3, 0.3, 0.5, 0.75, 0.75],
             typo_weight: 0.6,
             lexicon_weight: 0.8,
-            abstain_coverage: 0.3,
+            abstain_coverage: 0.14,
+            unknown_weight: 0.25,
         }
     }
 }
@@ -89,6 +92,11 @@ struct Analyzed {
     len: [u32; FIELDS],
     keys: Vec<(String, u8)>,
 }
+
+/// Marks compacted-name keys (`croncreate` for `CronCreate`, `sendmessage` for
+/// `send_message`) in the key map: they only come from multi-word names, so even a plain
+/// query word may match them.
+const COMPACT_MARK: char = '\u{1}';
 
 /// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
 pub fn name_key(s: &str) -> String {
@@ -146,8 +154,8 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
         keys.push((leaf_key.clone(), TIER_LEAF));
     }
     let c = compact(&leaf_key);
-    if c != leaf_key && c.len() >= 4 {
-        keys.push((c, TIER_LEAF));
+    if analyze::split_identifier(leaf).len() > 1 && c.len() >= 4 {
+        keys.push((format!("{COMPACT_MARK}{c}"), TIER_LEAF));
     }
     Analyzed {
         name: doc.name.clone(),
@@ -181,8 +189,10 @@ pub struct QueryTerm {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParsedQuery {
     pub terms: Vec<QueryTerm>,
-    /// Normalized raw tokens, for name matching.
+    /// Normalized raw tokens, for name matching, with whether each looked like an identifier
+    /// (`snake_case`, `kebab-case`, `CamelCase`) or was the whole query.
     pub raw: Vec<String>,
+    pub raw_ident: Vec<bool>,
     /// `server:` / `+server` filters (compacted server keys).
     pub servers: Vec<String>,
 }
@@ -203,6 +213,8 @@ pub struct TermExplain {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explain {
     pub name: String,
+    /// Share of the query's IDF mass this tool matches (what the abstain rule looks at).
+    pub coverage: f64,
     pub tier: u8,
     pub relevance: f64,
     pub score: f64,
@@ -497,7 +509,14 @@ impl EnhancedIndex {
                 continue;
             }
             if !key.is_empty() {
+                let trimmed = body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+                let camel = trimmed
+                    .chars()
+                    .zip(trimmed.chars().skip(1))
+                    .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
+                let ident = camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
                 q.raw.push(key);
+                q.raw_ident.push(ident || query.trim() == raw);
             }
             if required {
                 for t in self.analyzer.tokens(body) {
@@ -508,7 +527,7 @@ impl EnhancedIndex {
                 free_text.push(' ');
             }
         }
-        for t in self.analyzer.tokens(&free_text) {
+        for t in self.analyzer.query_tokens(&free_text) {
             add(&mut q, t, 1.0, "query".into(), false);
         }
         if query.chars().any(is_cjk) {
@@ -566,8 +585,12 @@ impl EnhancedIndex {
     fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
         let raw_servers: FxHashSet<String> = q.raw.iter().map(|r| compact(r)).chain(q.servers.iter().cloned()).collect();
-        for r in &q.raw {
-            for cand in [r.clone(), compact(r)] {
+        for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
+            // A plain word ("image", "search") names a tool only when it is the whole query;
+            // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
+            let compact_key = format!("{COMPACT_MARK}{}", compact(r));
+            let candidates = if ident { vec![r.clone(), compact_key] } else { vec![compact_key] };
+            for cand in candidates {
                 if let Some(v) = self.keys.get(&cand) {
                     for &(slot, tier) in v {
                         let mut t = tier;
@@ -598,8 +621,21 @@ impl EnhancedIndex {
 
     /// [`EnhancedIndex::search`] on an analysed query.
     pub fn search_parsed(&self, q: &ParsedQuery, limit: usize, min_score: f64) -> Vec<Hit> {
-        if self.live == 0 || (q.terms.is_empty() && q.raw.is_empty()) {
+        if self.live == 0 || (q.terms.is_empty() && q.raw.is_empty() && q.servers.is_empty()) {
             return Vec::new();
+        }
+        if q.terms.is_empty() && !q.servers.is_empty() {
+            // Only a server filter: that server's tools, in index order.
+            let mut hits: Vec<Hit> = q
+                .servers
+                .iter()
+                .filter_map(|s| self.servers.get(s))
+                .flatten()
+                .map(|&slot| Hit { slot, score: 0.0 })
+                .collect();
+            hits.retain(|h| h.score >= min_score);
+            top_k(&mut hits, limit);
+            return hits;
         }
         let mut hits = self.score(q);
         hits.retain(|h| h.score >= min_score);
@@ -666,15 +702,20 @@ impl EnhancedIndex {
             required.iter().all(|t| self.postings[*t as usize].iter().any(|e| e.0 == slot))
         };
         let mut hits = Vec::with_capacity(s.touched.len() + tiers.len());
+        // Coverage of the best-scoring tool (what the abstain rule looks at).
         let mut best_cov = 0.0f64;
+        let mut best_score = f64::NEG_INFINITY;
         for &slot in &s.touched {
             let i = slot as usize;
             if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
                 continue;
             }
-            best_cov = best_cov.max(s.cov[i]);
             let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
             let rel = (s.acc[i] / max_score).min(0.999_999);
+            if tier + rel > best_score {
+                best_score = tier + rel;
+                best_cov = s.cov[i];
+            }
             hits.push(Hit { slot, score: tier + rel });
         }
         for (&slot, &tier) in &tiers {
@@ -700,7 +741,7 @@ impl EnhancedIndex {
                 let known = self.vocab.get(t.term.as_str()).filter(|&&id| !self.postings[id as usize].is_empty());
                 match (t.origin.as_str(), known) {
                     ("query", Some(&id)) => Some(t.weight * self.idf(id)),
-                    ("query", None) if !t.term.chars().any(is_cjk) => Some(t.weight * self.idf_unknown()),
+                    ("query", None) if !t.term.chars().any(is_cjk) => Some(t.weight * self.params.unknown_weight * self.idf_unknown()),
                     ("lexicon", Some(&id)) => Some(t.weight * self.idf(id)),
                     _ => None,
                 }
@@ -744,8 +785,18 @@ impl EnhancedIndex {
         let hits = self.score(&q);
         let hit = hits.iter().find(|h| h.slot == slot);
         let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
+        let mass = self.query_mass(&q).max(1e-9);
+        let matched: f64 = q
+            .terms
+            .iter()
+            .filter_map(|t| {
+                let id = *self.vocab.get(t.term.as_str())?;
+                doc.terms.iter().any(|(x, _)| *x == id).then(|| t.weight * self.idf(id))
+            })
+            .sum();
         Some(Explain {
             name: doc.name.clone(),
+            coverage: matched / mass,
             tier,
             relevance: hit.map(|h| h.score - tier as f64).unwrap_or(0.0),
             score: hit.map(|h| h.score).unwrap_or(0.0),

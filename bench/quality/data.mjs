@@ -1,0 +1,122 @@
+// Loading the public benchmark sets (../shared/bench-data, see its README) into the sets the
+// quality command scores: each set is { id, corpus, kind, queries: [{ id, query, judgement }] }.
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { inSplit, judgement, sample } from './metrics.mjs'
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const DATA_DIR = process.env.TOOL_INDEX_BENCH_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'bench-data')
+
+export const SEED = 42
+export const METATOOL_SINGLE_SAMPLE = 2000
+export const QUICK_PER_SET = 300
+
+/** The platform clause ETOM L1 queries open with ("On Binance, ..."). */
+export const PLATFORM_CLAUSE = /^(On|In|Using|With|Via) [^,]{1,60}, /
+
+/** Set ids in print order, with what they are. */
+export const SET_INFO = [
+  { id: 'etom-l1', corpus: 'etom', title: 'ETOM L1' },
+  { id: 'etom-l1-stripped', corpus: 'etom', title: 'ETOM L1, platform clause stripped' },
+  { id: 'etom-l2', corpus: 'etom', title: 'ETOM L2 (any-of)' },
+  { id: 'etom-l3', corpus: 'etom', title: 'ETOM L3 (share of steps)' },
+  { id: 'etom-l4', corpus: 'etom', title: 'ETOM L4 (share of steps)' },
+  { id: 'etom-infeasible', corpus: 'etom', title: 'ETOM infeasible', infeasible: true },
+  { id: 'metatool-single', corpus: 'metatool', title: 'MetaTool single' },
+  { id: 'metatool-multi', corpus: 'metatool', title: 'MetaTool multi (both tools)' },
+]
+export const SET_IDS = SET_INFO.map((s) => s.id)
+
+function readJson(...parts) {
+  const p = path.join(DATA_DIR, ...parts)
+  if (!existsSync(p)) {
+    throw new Error(
+      `benchmark data not found: ${p}\n` +
+        `Set TOOL_INDEX_BENCH_DATA to the folder holding etom/ and metatool/ (default: ../shared/bench-data).`,
+    )
+  }
+  return JSON.parse(readFileSync(p, 'utf8'))
+}
+
+/** `--set` values: exact set ids, a corpus name (`etom`, `metatool`) or a prefix ending in `*`. */
+export function selectSets(filters) {
+  if (!filters || filters.length === 0) return SET_IDS.slice()
+  const out = new Set()
+  for (const f of filters) {
+    const v = f.trim().toLowerCase()
+    if (!v) continue
+    const hits = SET_IDS.filter((id) =>
+      v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || SET_INFO.find((s) => s.id === id).corpus === v,
+    )
+    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${SET_IDS.join(', ')} (or etom, metatool, prefix*)`)
+    hits.forEach((h) => out.add(h))
+  }
+  return SET_IDS.filter((id) => out.has(id))
+}
+
+/**
+ * Load the selected sets.
+ * @param {{ sets: string[], split: 'dev'|'holdout', allMetatool?: boolean, quick?: boolean }} opts
+ */
+export function loadSets({ sets, split, allMetatool = false, quick = false }) {
+  const wanted = new Set(sets)
+  const corpora = {}
+  const out = []
+  const needEtom = sets.some((s) => s.startsWith('etom'))
+  const needMeta = sets.some((s) => s.startsWith('metatool'))
+
+  const finish = (id, rows, extra = {}) => {
+    const info = SET_INFO.find((s) => s.id === id)
+    let queries = rows.filter((r) => inSplit(r.id, split))
+    const inSplitCount = queries.length
+    if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
+    out.push({ ...info, queries, inSplit: inSplitCount, ...extra })
+  }
+
+  if (needEtom) {
+    const tools = readJson('etom', 'tools.json')
+    corpora.etom = tools
+    const qs = readJson('etom', 'queries.json')
+    const level = (l) => qs.filter((q) => q.level === l)
+    const mk = (q, text = q.query) => ({ id: q.id, query: text, judgement: judgement(q) })
+    if (wanted.has('etom-l1')) finish('etom-l1', level(1).map((q) => mk(q)))
+    if (wanted.has('etom-l1-stripped')) {
+      let stripped = 0
+      const rows = level(1).map((q) => {
+        const text = q.query.replace(PLATFORM_CLAUSE, '')
+        if (text !== q.query) stripped++
+        return mk(q, text)
+      })
+      finish('etom-l1-stripped', rows, { note: `${stripped} of ${rows.length} L1 queries had a clause to strip` })
+    }
+    if (wanted.has('etom-l2')) finish('etom-l2', level(2).map((q) => mk(q)))
+    if (wanted.has('etom-l3')) finish('etom-l3', level(3).map((q) => mk(q)))
+    if (wanted.has('etom-l4')) finish('etom-l4', level(4).map((q) => mk(q)))
+    if (wanted.has('etom-infeasible')) {
+      const inf = readJson('etom', 'queries_infeasible.json')
+      finish('etom-infeasible', inf.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q) })))
+    }
+  }
+
+  if (needMeta) {
+    const tools = readJson('metatool', 'tools.json')
+    corpora.metatool = tools
+    const qs = readJson('metatool', 'queries.json')
+    if (wanted.has('metatool-single')) {
+      const single = qs.filter((q) => q.subset === 'single')
+      // The fixed 2,000-query sample (seed 42) is drawn from the whole single subset, then split.
+      const pool = allMetatool ? single : sample(single, METATOOL_SINGLE_SAMPLE, SEED)
+      finish(
+        'metatool-single',
+        pool.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q, { anyOf: true }) })),
+        { note: allMetatool ? `all ${single.length} single-tool queries` : `${pool.length} of ${single.length} sampled, seed ${SEED}` },
+      )
+    }
+    if (wanted.has('metatool-multi')) {
+      const multi = qs.filter((q) => q.subset === 'multi')
+      finish('metatool-multi', multi.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q) })))
+    }
+  }
+  return { corpora, sets: out }
+}

@@ -1,0 +1,249 @@
+// The systems the quality command scores. Each system: { id, label, available, reason?,
+// build(tools) -> handle (may be async), search(handle, query) -> names best first (may be async),
+// note? }. `tools` is a corpus as stored: [{ name, description, server?, inputSchema? }].
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { K } from './metrics.mjs'
+import { REPO_ROOT } from './data.mjs'
+
+export const SYSTEM_IDS = ['compat-tfidf', 'compat-toolsearch', 'enhanced', 'enhanced-toolsearch', 'minisearch', 'orama', 'flexsearch']
+
+// ---------------------------------------------------------------------------------------------
+// Shared preparation for the JS engines
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What a user of a generic engine would do to tool names: split `mcp__server__tool`,
+ * snake_case, kebab-case and CamelCase (`getWalletBalance` → get wallet balance,
+ * `MongoDBDatabase` → mongo db database). Glued lower case (`airqualityforeast`) stays as is.
+ */
+export function splitName(name) {
+  return String(name)
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .toLowerCase()
+}
+
+/** English stop words (a short, ordinary list, as a user would paste into MiniSearch/Orama). */
+export const STOP_WORDS = new Set(
+  (
+    'a about an and any are as at be been but by can could did do does for from had has have how i if in into is it ' +
+    'its me my no not of on or our please should so such than that the their them then there these they this those ' +
+    'to was we were what when where which who will with would you your'
+  ).split(' '),
+)
+
+/** One document per tool: the raw name plus its split copy (boosted), description, server. */
+function docsOf(tools) {
+  return tools.map((t, i) => ({
+    id: i,
+    name: `${t.name} ${splitName(t.name)}`,
+    description: t.description ?? '',
+    server: t.server ? `${t.server} ${splitName(t.server)}` : '',
+  }))
+}
+
+const NAME_BOOST = 2
+
+// ---------------------------------------------------------------------------------------------
+// This package
+// ---------------------------------------------------------------------------------------------
+
+async function loadPackage() {
+  const p = path.join(REPO_ROOT, 'dist', 'index.js')
+  if (!existsSync(p)) {
+    throw new Error(`${p} does not exist: build the TypeScript layer first (npm run build, or npx tsc -p tsconfig.build.json)`)
+  }
+  const mod = await import(pathToFileURL(p).href)
+  const api = mod.ToolIndex ? mod : (mod.default ?? mod)
+  if (typeof api.ToolIndex?.fromEntries !== 'function') throw new Error(`${p} does not export ToolIndex.fromEntries`)
+  return api
+}
+
+/** Entries as the brief passes them: server and inputSchema through, no searchHint. */
+function entriesOf(tools) {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description ?? '',
+    searchHint: undefined,
+    inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : undefined,
+    server: t.server ?? undefined,
+  }))
+}
+
+/** Probe a scoring mode: null when usable, else the reason. */
+function probeScoring(api, scoring) {
+  try {
+    const idx = api.ToolIndex.fromEntries([{ name: 'probe_tool', description: 'probe description', server: 'probe' }], { scoring })
+    idx.search('probe', 1)
+    idx.rankToolSearch('probe', 1)
+    return null
+  } catch (e) {
+    if (e?.code === 'E_INVALID_SCORING') return `scoring '${scoring}' not implemented yet`
+    return `scoring '${scoring}' probe failed: ${e?.code ?? ''} ${String(e?.message ?? e).split('\n')[0]}`
+  }
+}
+
+function packageSystems(api, notes) {
+  const build = (scoring) => (tools) => {
+    const entries = entriesOf(tools)
+    try {
+      return api.ToolIndex.fromEntries(entries, { scoring })
+    } catch (e) {
+      // Should the binding ever reject the extra fields, say so and index without them.
+      if (/server|inputSchema|unknown/i.test(String(e?.message))) {
+        notes.add(`fromEntries rejected the entries (${e?.code}: ${String(e?.message).split('\n')[0]}); indexed without server/inputSchema`)
+        return api.ToolIndex.fromEntries(
+          entries.map(({ name, description }) => ({ name, description })),
+          { scoring },
+        )
+      }
+      throw e
+    }
+  }
+  const tfidf = (idx, q) => idx.search(q, K).map((r) => r.name)
+  const merge = (idx, q) => idx.rankToolSearch(q, K).map((r) => r.name)
+  const out = []
+  for (const [scoring, prefix] of [
+    ['compat', 'compat'],
+    ['enhanced', 'enhanced'],
+  ]) {
+    const reason = probeScoring(api, scoring)
+    const b = build(scoring)
+    out.push({
+      id: prefix === 'compat' ? 'compat-tfidf' : 'enhanced',
+      label: `${scoring}: index.search`,
+      available: reason === null,
+      reason,
+      threshold: true,
+      build: b,
+      search: tfidf,
+    })
+    out.push({
+      id: `${prefix}-toolsearch`,
+      label: `${scoring}: index.rankToolSearch`,
+      available: reason === null,
+      reason,
+      threshold: true,
+      build: b,
+      search: merge,
+    })
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JS engines, configured as a competent user would
+// ---------------------------------------------------------------------------------------------
+
+async function jsSystems() {
+  const [minisearch, orama, flexsearch, flexEn] = await Promise.all([
+    import('minisearch').catch((e) => ({ error: e })),
+    import('@orama/orama').catch((e) => ({ error: e })),
+    import('flexsearch').catch((e) => ({ error: e })),
+    import('flexsearch/lang/en').catch(() => null),
+  ])
+  const out = []
+
+  // MiniSearch: BM25+ over three fields; lower-casing + stop words; OR of the query terms.
+  const MiniSearch = minisearch.default ?? minisearch.MiniSearch
+  out.push({
+    id: 'minisearch',
+    label: `minisearch (BM25+, name boost ${NAME_BOOST}, stop words)`,
+    available: !minisearch.error,
+    reason: minisearch.error ? `minisearch not loadable: ${minisearch.error.message}` : null,
+    build: (tools) => {
+      const ms = new MiniSearch({
+        idField: 'id',
+        fields: ['name', 'description', 'server'],
+        storeFields: [],
+        processTerm: (term) => {
+          const t = term.toLowerCase()
+          return STOP_WORDS.has(t) ? null : t
+        },
+        searchOptions: { boost: { name: NAME_BOOST }, combineWith: 'OR' },
+      })
+      ms.addAll(docsOf(tools))
+      return { ms, names: tools.map((t) => t.name) }
+    },
+    search: ({ ms, names }, q) => ms.search(q).slice(0, K).map((h) => names[h.id]),
+  })
+
+  // Orama: BM25 with its English stemmer and the stop-word list; name boosted.
+  out.push({
+    id: 'orama',
+    label: `@orama/orama (BM25, English stemming, stop words, name boost ${NAME_BOOST})`,
+    available: !orama.error,
+    reason: orama.error ? `@orama/orama not loadable: ${orama.error.message}` : null,
+    build: async (tools) => {
+      const db = orama.create({
+        schema: { name: 'string', description: 'string', server: 'string' },
+        components: { tokenizer: { language: 'english', stemming: true, stopWords: [...STOP_WORDS] } },
+      })
+      await orama.insertMultiple(
+        db,
+        docsOf(tools).map((d) => ({ ...d, id: String(d.id) })),
+      )
+      return { db, names: tools.map((t) => t.name) }
+    },
+    search: async ({ db, names }, q) => {
+      const r = await orama.search(db, {
+        term: q,
+        properties: ['name', 'description', 'server'],
+        boost: { name: NAME_BOOST },
+        limit: K,
+      })
+      return r.hits.map((h) => names[Number(h.id)])
+    },
+  })
+
+  // FlexSearch: Document index with its English preset (stemmer, stop words), contextual
+  // index, suggestions on (else a multi-word query is an AND); fields combined with a Resolver
+  // so the name field can be boosted.
+  const fx = flexsearch.default ?? flexsearch
+  const enOpts = flexEn ? (flexEn.default ?? flexEn) : null
+  out.push({
+    id: 'flexsearch',
+    label: `flexsearch (Document, English preset, context, name boost ${NAME_BOOST})`,
+    available: !flexsearch.error,
+    reason: flexsearch.error ? `flexsearch not loadable: ${flexsearch.error.message}` : null,
+    note: enOpts ? undefined : 'flexsearch: English preset not loadable; default encoder used',
+    build: (tools) => {
+      const opts = {
+        document: { id: 'id', index: ['name', 'description', 'server'] },
+        tokenize: 'strict',
+        context: true,
+      }
+      if (enOpts && fx.Encoder) opts.encoder = new fx.Encoder(enOpts)
+      const doc = new fx.Document(opts)
+      for (const d of docsOf(tools)) doc.add(d)
+      return { doc, names: tools.map((t) => t.name), Resolver: fx.Resolver }
+    },
+    search: ({ doc, names, Resolver }, q) => {
+      const r = new Resolver({ index: doc, query: q, field: 'name', boost: NAME_BOOST, suggest: true })
+        .or({ index: doc, query: q, field: 'description', suggest: true })
+        .or({ index: doc, query: q, field: 'server', suggest: true })
+        .resolve({ limit: K })
+      return r.map((id) => names[id])
+    },
+  })
+  return out
+}
+
+/**
+ * The systems, in SYSTEM_IDS order, filtered by `only`. `notes` (a Set) collects remarks to
+ * print (API friction, fallbacks).
+ */
+export async function makeSystems({ only, notes }) {
+  const want = only && only.length ? new Set(only) : null
+  const needPackage = !want || [...want].some((s) => s.startsWith('compat') || s.startsWith('enhanced'))
+  const needJs = !want || [...want].some((s) => ['minisearch', 'orama', 'flexsearch'].includes(s))
+  const all = []
+  if (needPackage) all.push(...packageSystems(await loadPackage(), notes))
+  if (needJs) all.push(...(await jsSystems()))
+  for (const s of all) if (s.note) notes.add(s.note)
+  return SYSTEM_IDS.map((id) => all.find((s) => s.id === id)).filter((s) => s && (!want || want.has(s.id)))
+}
