@@ -1,6 +1,6 @@
 import { describe, test, expect } from 'bun:test'
-import fs from 'node:fs'
-import path from 'node:path'
+import * as fs from 'node:fs'
+import * as path from 'node:path'
 import {
   buildToolIndexFromEntries,
   hybridSearch,
