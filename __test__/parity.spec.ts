@@ -1,11 +1,12 @@
 /** Compat mode through the package root reproduces every reference vector. */
 import { describe, expect, test } from 'bun:test'
 import { buildToolIndex, parseToolName, searchTools, tokenize, tokenizeAndStem, ToolIndex } from '../dist/index.js'
-import { diffRanked, loadParity } from './helpers/parity'
+import { diffRanked, loadParity, parityAvailable, type ParityVectors } from './helpers/parity'
 
-const v = loadParity()
+const available = parityAvailable()
+const v = (available ? loadParity() : { tokenize: [], parseToolName: [], catalog: [], search: [], keyword: [], hybrid: [] }) as ParityVectors
 
-describe('parity with the reference (compat)', () => {
+describe.skipIf(!available)('parity with the reference (compat)', () => {
   test(`tokenize / tokenizeAndStem: ${v.tokenize.length} vectors`, () => {
     const bad = v.tokenize.filter((c) => !Bun.deepEquals(tokenize(c.text), c.tokens) || !Bun.deepEquals(tokenizeAndStem(c.text), c.stemmed))
     expect(bad.map((c) => c.text).slice(0, 5)).toEqual([])

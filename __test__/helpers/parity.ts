@@ -15,6 +15,19 @@ export function parityPath(): string {
   return process.env.TOOL_INDEX_PARITY ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'parity', 'reference-vectors.json')
 }
 
+/**
+ * Whether the vectors are present. They live beside the repository (`../shared/`), not in it:
+ * suites that need them skip where they are absent (a GitHub runner), unless
+ * `TOOL_INDEX_REQUIRE_PARITY=1` (our CI) makes their absence a failure.
+ */
+export function parityAvailable(): boolean {
+  const present = fs.existsSync(parityPath())
+  if (!present && process.env.TOOL_INDEX_REQUIRE_PARITY === '1') {
+    throw new Error(`parity vectors required but missing at ${parityPath()} (set TOOL_INDEX_PARITY)`)
+  }
+  return present
+}
+
 let cached: ParityVectors | undefined
 export function loadParity(): ParityVectors {
   cached ??= JSON.parse(fs.readFileSync(parityPath(), 'utf8')) as ParityVectors
