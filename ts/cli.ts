@@ -11,28 +11,35 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { ToolIndexError, buildToolIndex, toolSearch, type ToolLike } from './index'
+import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
 import { mergeWeights } from './toolSearch'
 
 interface Args {
   command?: string
   query?: string
   catalog?: string
+  mcp?: string
   limit: number
   tfidf: boolean
   all: boolean
   json: boolean
+  explain: boolean
+  scoring: Scoring
 }
 
-const USAGE = `usage: tool-index search "<query>" [--catalog FILE] [--limit N] [--tfidf] [--all] [--json]
+const USAGE = `usage: tool-index search "<query>" [--catalog FILE | --mcp "COMMAND"] [options]
 
-  --catalog FILE  search this catalog (our JSON, or an MCP tools/list response)
-                  instead of the bundled default catalog
-  --limit N       how many results (default 5)
-  --tfidf         rank by the TF-IDF index alone (searchTools) instead of the
-                  full ToolSearch ranking (keyword + TF-IDF)
-  --all           index core tools too (no deferral filter)
-  --json          print JSON
+  --catalog FILE   search this catalog (our JSON, or an MCP tools/list response)
+                   instead of the bundled default catalog
+  --mcp "COMMAND"  start this MCP server over stdio (e.g. "npx -y @modelcontextprotocol/server-memory")
+                   and search its tools (needs @modelcontextprotocol/sdk installed)
+  --scoring MODE   enhanced (default) or compat (the reference's ranking)
+  --limit N        how many results (default 5)
+  --tfidf          compat only: rank by the TF-IDF index alone (searchTools) instead of
+                   the full ToolSearch ranking (keyword + TF-IDF)
+  --all            index core tools too (no deferral filter)
+  --explain        show each result's per-term score contributions
+  --json           print JSON
 Queries may use ToolSearch syntax: "select:A,B", "discover:<text>", "+required words".`
 
 class UsageError extends Error {}
@@ -40,7 +47,7 @@ class UsageError extends Error {}
 class InputError extends Error {}
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { limit: 5, tfidf: false, all: false, json: false }
+  const a: Args = { limit: 5, tfidf: false, all: false, json: false, explain: false, scoring: 'enhanced' }
   const rest: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i]
@@ -50,6 +57,12 @@ function parseArgs(argv: string[]): Args {
       return n
     }
     if (v === '--catalog') a.catalog = next()
+    else if (v === '--mcp') a.mcp = next()
+    else if (v === '--scoring') {
+      const m = next()
+      if (m !== 'compat' && m !== 'enhanced') throw new UsageError('--scoring takes compat or enhanced')
+      a.scoring = m
+    } else if (v === '--explain') a.explain = true
     else if (v === '--limit') {
       const n = Number(next())
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--limit takes a whole number >= 0')
@@ -99,6 +112,50 @@ export function loadCatalog(file: string): CatalogTool[] {
   })
 }
 
+/** Start an MCP server over stdio, list its tools, stop it. */
+async function listMcpTools(command: string): Promise<CatalogTool[]> {
+  let sdk: { Client: any; StdioClientTransport: any }
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
+    sdk = { Client, StdioClientTransport }
+  } catch {
+    throw new InputError('--mcp needs the MCP SDK: npm install @modelcontextprotocol/sdk')
+  }
+  const parts = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g)?.map((p) => p.replace(/^["']|["']$/g, '')) ?? []
+  if (parts.length === 0) throw new UsageError('--mcp needs a command')
+  const transport = new sdk.StdioClientTransport({ command: parts[0], args: parts.slice(1), stderr: 'ignore' })
+  const client = new sdk.Client({ name: 'tool-index-cli', version: '0.1.0' }, { capabilities: {} })
+  try {
+    await withDeadline(client.connect(transport), 30_000, `MCP server "${command}" did not start within 30 s`)
+    const listed = (await withDeadline(client.listTools(), 30_000, `MCP server "${command}" did not list its tools within 30 s`)) as { tools: unknown[] }
+    const info = client.getServerVersion?.() as { name?: string } | undefined
+    const server = (info?.name ?? path.basename(parts[0])).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'mcp'
+    return (listed.tools as { name: string; description?: string; inputSchema?: object }[]).map((t) => ({
+      name: `mcp__${server}__${t.name}`,
+      description: t.description ?? '',
+      inputSchema: t.inputSchema,
+    }))
+  } catch (e) {
+    if (e instanceof InputError || e instanceof UsageError) throw e
+    throw new InputError(`MCP server "${command}" failed: ${(e as Error)?.message ?? e}`)
+  } finally {
+    await client.close().catch(() => {})
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new InputError(message)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}
+
 export function defaultCatalogPath(): string {
   return path.join(__dirname, '..', 'catalog', 'default-catalog.json')
 }
@@ -116,40 +173,59 @@ async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv)
   if (args.command !== 'search') throw new UsageError(args.command ? `unknown command ${args.command}` : '')
   if (!args.query) throw new UsageError('search needs a query')
-  const file = args.catalog ?? defaultCatalogPath()
-  const catalog = loadCatalog(file)
+  if (args.catalog && args.mcp) throw new UsageError('give --catalog or --mcp, not both')
+  if (args.tfidf && args.scoring !== 'compat') args.scoring = 'compat'
+  let file = args.catalog ?? defaultCatalogPath()
+  let catalog: CatalogTool[]
+  if (args.mcp) {
+    catalog = await listMcpTools(args.mcp)
+    file = `mcp: ${args.mcp}`
+  } else {
+    catalog = loadCatalog(file)
+  }
   const tools = toTools(catalog)
   const coreTools = args.all ? [] : undefined
+  const scoring = args.scoring
   const started = performance.now()
   let rows: { name: string; score?: number; description: string }[]
   let extra = ''
   const byName = new Map(catalog.map((t) => [t.name, t]))
   const describe = (name: string) => byName.get(name)?.description ?? ''
+  const index = await buildToolIndex(tools, { coreTools, scoring })
   if (args.tfidf) {
-    const index = await buildToolIndex(tools, { coreTools })
     rows = index.search(args.query, args.limit)
   } else if (/^(select|discover):/i.test(args.query)) {
-    const out = await toolSearch({ query: args.query, max_results: args.limit }, { tools, coreTools })
+    const out = await toolSearch({ query: args.query, max_results: args.limit }, { tools, coreTools, scoring })
     rows = out.matches.map((name) => ({ name, description: describe(name) }))
     if (out.already_loaded?.length) extra = `already loaded (core): ${out.already_loaded.join(', ')}`
     if (out.text) extra = out.text
   } else {
-    const index = await buildToolIndex(tools, { coreTools })
     const lower = args.query.toLowerCase().trim()
     const outside = tools.find((t) => t.name.toLowerCase() === lower && !index.has(t.name))?.name
     rows = index.rankToolSearch(args.query, args.limit, mergeWeights(), outside).map((r) => ({ ...r, description: describe(r.name) }))
   }
+  const explanations = args.explain ? rows.map((r) => index.explain(args.query as string, r.name)) : []
   const ms = performance.now() - started
   if (args.json) {
-    process.stdout.write(`${JSON.stringify({ query: args.query, catalog: file, results: rows, note: extra || undefined }, null, 2)}\n`)
+    const results = args.explain ? rows.map((r, i) => ({ ...r, explain: explanations[i] })) : rows
+    process.stdout.write(`${JSON.stringify({ query: args.query, catalog: file, scoring, results, note: extra || undefined }, null, 2)}\n`)
     return 0
   }
-  const shown = path.relative(process.cwd(), file) || file
-  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${args.query}" in ${shown} (${catalog.length} tools, ${ms.toFixed(1)} ms incl. build)\n`)
+  const shown = args.mcp ? file : path.relative(process.cwd(), file) || file
+  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${args.query}" in ${shown} (${catalog.length} tools, ${scoring}, ${ms.toFixed(1)} ms incl. build)\n`)
   rows.forEach((r, i) => {
     const score = r.score === undefined ? '     ' : r.score.toFixed(3)
     const desc = r.description.split('\n', 1)[0]
     process.stdout.write(`${String(i + 1).padStart(2)}. ${score}  ${r.name}\n      ${desc.length > 100 ? `${desc.slice(0, 97)}...` : desc}\n`)
+    const e = explanations[i]
+    if (e) {
+      const head = e.scoring === 'enhanced' ? `tier ${e.tier}, relevance ${e.relevance.toFixed(3)}, coverage ${(e.coverage ?? 0).toFixed(2)}` : `cosine ${e.relevance.toFixed(3)}${e.tier ? ', name boost' : ''}`
+      process.stdout.write(`      explain: ${head}${e.note ? ` (${e.note})` : ''}\n`)
+      for (const t of e.terms) {
+        const fields = t.fields.length ? ` [${t.fields.join(', ')}]` : ''
+        process.stdout.write(`        ${t.term.padEnd(16)} +${t.contribution.toFixed(4)}${t.origin !== 'query' ? ` (${t.origin})` : ''}${fields}\n`)
+      }
+    }
   })
   if (extra) process.stdout.write(`${extra}\n`)
   return 0
