@@ -29,6 +29,9 @@ pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 pub const NAME_BOOST: f64 = 0.75;
 /// A CJK-only match needs at least this many query bigrams in the tool.
 pub const CJK_MIN_BIGRAM_MATCHES: u32 = 2;
+/// Tools added since the name matcher was built that are tested one by one before it is
+/// rebuilt (at least; an eighth of the index when that is more).
+const NAME_DELTA_MAX: usize = 256;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
 
@@ -171,8 +174,13 @@ struct Scratch {
 #[derive(Default)]
 struct NameMatcher {
     automaton: Option<AhoCorasick>,
-    /// Pattern id → slots with that normalized name.
+    /// Pattern id → normalized name.
+    patterns: Vec<Box<str>>,
+    /// Pattern id → slots that had that normalized name when the automaton was built (a slot
+    /// may since have been emptied or refilled: checked at query time).
     slots: Vec<Vec<u32>>,
+    /// Slots filled since the automaton was built: tested one by one until the next rebuild.
+    delta: Vec<u32>,
     /// Slots whose normalized name is empty (contained in every query).
     empty: Vec<u32>,
 }
@@ -188,6 +196,8 @@ pub struct ToolIndex {
     postings: Vec<Vec<(u32, f64)>>,
     idf: Vec<f64>,
     names: NameMatcher,
+    /// Slots were renumbered: the name matcher must be rebuilt.
+    names_stale: bool,
     generation: u64,
     scratch: RefCell<Scratch>,
     /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
@@ -222,6 +232,7 @@ impl ToolIndex {
             postings: Vec::new(),
             idf: Vec::new(),
             names: NameMatcher::default(),
+            names_stale: true,
             generation: 0,
             scratch: RefCell::new(Scratch::default()),
             keyword: OnceCell::new(),
@@ -363,6 +374,7 @@ impl ToolIndex {
 
     /// Put an analysed tool into a (vacant) slot and its postings.
     fn link(&mut self, slot: u32, a: Analyzed) {
+        self.names.delta.push(slot);
         let mut terms = Vec::with_capacity(a.tf.len());
         for (tok, tf) in a.tf {
             let id = match self.vocab.get(tok.as_str()) {
@@ -438,6 +450,7 @@ impl ToolIndex {
             *v = map[*v as usize];
         }
         self.generation += 1;
+        self.names_stale = true;
     }
 
     /// Recompute IDF, norms and the name matcher after a change.
@@ -463,10 +476,15 @@ impl ToolIndex {
         } else {
             self.docs.iter_mut().for_each(norm_of);
         }
-        self.rebuild_names();
+        // The name matcher is rebuilt when the tools added since its last build are many;
+        // until then they are tested one by one (`delta`), and emptied slots are skipped.
+        if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.live / 8) {
+            self.rebuild_names();
+        }
     }
 
     fn rebuild_names(&mut self) {
+        self.names_stale = false;
         let mut pattern_of: FxHashMap<&str, usize> = FxHashMap::default();
         let mut patterns: Vec<&str> = Vec::new();
         let mut slots: Vec<Vec<u32>> = Vec::new();
@@ -492,20 +510,31 @@ impl ToolIndex {
         };
         self.names = NameMatcher {
             automaton,
+            patterns: patterns.iter().map(|p| Box::from(*p)).collect(),
             slots,
+            delta: Vec::new(),
             empty,
         };
     }
 
     /// Slots whose normalized name occurs in `haystack`, in no particular order.
     fn boosted_slots(&self, haystack: &str, out: &mut Vec<u32>) {
-        out.extend_from_slice(&self.names.empty);
+        let holds = |slot: u32, full: &str| self.doc(slot).is_some_and(|d| d.parsed.full == full);
+        out.extend(self.names.empty.iter().copied().filter(|&s| holds(s, "")));
         if let Some(ac) = &self.names.automaton {
             let mut seen = FxHashSet::default();
             for m in ac.find_overlapping_iter(haystack) {
                 let p = m.pattern().as_usize();
                 if seen.insert(p) {
-                    out.extend_from_slice(&self.names.slots[p]);
+                    let pattern = &*self.names.patterns[p];
+                    out.extend(self.names.slots[p].iter().copied().filter(|&s| holds(s, pattern)));
+                }
+            }
+        }
+        for &slot in &self.names.delta {
+            if let Some(d) = self.doc(slot) {
+                if haystack.contains(d.parsed.full.as_str()) {
+                    out.push(slot);
                 }
             }
         }
