@@ -454,14 +454,21 @@ function fromArray(entries: readonly ToolIndexEntry[]): ToolIndex {
 }
 
 interface CacheLine {
-  key: string
+  /** The names of the tools the line was asked for, in the order given... */
+  ordered: string[]
+  /** ...and as a set (the key is order-independent). */
+  names: Set<string>
+  count: number
   optionsKey: string
   pending: Promise<ToolIndex>
+  /** Values derived from this line's tool list (see `ToolIndexCache.memo`). */
+  memo: Map<string, unknown>
 }
 
 /**
- * One cached index line: the same object while the sorted, comma-joined tool names (and the
- * options) hold; when they change, the previous index is updated incrementally.
+ * One cached index line: the same object while the set of tool names (the reference's key:
+ * the sorted, comma-joined names) and the options hold; when they change, the previous index
+ * is updated incrementally. Checking the key costs one set look-up per tool, not a sort.
  */
 export class ToolIndexCache {
   #line: CacheLine | null = null
@@ -469,12 +476,23 @@ export class ToolIndexCache {
   readonly stats = { builds: 0, updates: 0 }
 
   get(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
-    const key = cacheKey(tools)
     const optionsKey = optionsKeyOf(options)
     const cur = this.#line
-    if (cur && cur.key === key && cur.optionsKey === optionsKey) return cur.pending
+    if (cur && cur.optionsKey === optionsKey && sameInOrder(cur, tools)) return cur.pending
+    const names = toolNames(tools)
+    if (cur && cur.optionsKey === optionsKey && sameNames(cur, names)) {
+      cur.ordered = names
+      return cur.pending
+    }
     const previous = cur && cur.optionsKey === optionsKey ? cur : null
-    const line: CacheLine = { key, optionsKey, pending: Promise.resolve(null as unknown as ToolIndex) }
+    const line: CacheLine = {
+      ordered: names,
+      names: new Set(names),
+      count: names.length,
+      optionsKey,
+      pending: Promise.resolve(null as unknown as ToolIndex),
+      memo: new Map(),
+    }
     line.pending = (async () => {
       const base = previous ? await previous.pending.then(ToolIndex.stateOf, () => undefined) : undefined
       if (base) {
@@ -492,10 +510,54 @@ export class ToolIndexCache {
     return line.pending
   }
 
+  /**
+   * A value derived from the tool list of the current line (the last `get`), computed once
+   * per line: valid while the tool names hold.
+   */
+  memo<T>(key: string, compute: () => T): T {
+    const line = this.#line
+    if (!line) return compute()
+    if (!line.memo.has(key)) line.memo.set(key, compute())
+    return line.memo.get(key) as T
+  }
+
   /** Forget the cached index. */
   clear(): void {
     this.#line = null
   }
+}
+
+/** The same names in the same order as last time: one string comparison per tool. */
+function sameInOrder(line: CacheLine, tools: readonly ToolLike[]): boolean {
+  if (!Array.isArray(tools) || tools.length !== line.count) return false
+  const ordered = line.ordered
+  try {
+    for (let i = 0; i < tools.length; i++) if (tools[i]?.name !== ordered[i]) return false
+  } catch {
+    return false
+  }
+  return true
+}
+
+function toolNames(tools: readonly ToolLike[]): string[] {
+  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
+  const out = new Array<string>(tools.length)
+  try {
+    for (let i = 0; i < tools.length; i++) {
+      const n = tools[i]?.name
+      out[i] = typeof n === 'string' ? n : `\u0000${i}`
+    }
+  } catch {
+    // a throwing getter: find which, for the error message
+    for (let i = 0; i < tools.length; i++) if (tools[i] && typeof tools[i] === 'object') readField(tools[i], 'name', i)
+  }
+  return out
+}
+
+function sameNames(line: CacheLine, names: string[]): boolean {
+  if (names.length !== line.count) return false
+  for (const n of names) if (!line.names.has(n)) return false
+  return true
 }
 
 const dropInCache = new ToolIndexCache()
@@ -719,17 +781,6 @@ export function displayMinScore(scoring: Scoring = 'compat'): number {
   if (raw === undefined || raw.trim() === '') return fallback
   const v = Number(raw)
   return Number.isFinite(v) ? v : fallback
-}
-
-function cacheKey(tools: readonly ToolLike[]): string {
-  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
-  return tools
-    .map((t, i) => {
-      const n = t && typeof t === 'object' ? readField(t, 'name', i) : undefined
-      return typeof n === 'string' ? n : `\u0000${i}`
-    })
-    .sort()
-    .join(',')
 }
 
 function optionsKeyOf(o: BuildOptions): string {

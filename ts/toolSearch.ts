@@ -94,10 +94,28 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   if (!Array.isArray(tools)) throw invalidArg('toolSearch: ctx.tools must be an array of tools')
   const coreOpt = ctx.coreTools === undefined ? undefined : { coreTools: [...ctx.coreTools] }
   // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
-  const core = new Set(coreOpt ? coreOpt.coreTools : CORE_TOOLS)
-  const deferred = tools.filter((t) => t?.alwaysLoad !== true && !core.has(t?.name))
+  const core: ReadonlySet<string> = coreOpt ? new Set(coreOpt.coreTools) : CORE_TOOLS
+  const isDeferred = (t: ToolLike) => t?.alwaysLoad !== true && !core.has(t?.name)
+  const cache = ctx.cache ?? sharedCache
+  const indexPromise = cache.get(tools, {
+    ...ctx.buildOptions,
+    ...(coreOpt ?? {}),
+    scoring: ctx.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
+  })
+  // Per tool list (while its names hold): the deferred count, and the tools by lowercased
+  // name for the exact-name path (the native side prefers an indexed tool).
+  const derived = cache.memo(`toolSearch:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => {
+    let count = 0
+    const byLower = new Map<string, string>()
+    for (const t of tools) {
+      if (isDeferred(t)) count++
+      if (typeof t?.name === 'string' && !byLower.has(t.name.toLowerCase())) byLower.set(t.name.toLowerCase(), t.name)
+    }
+    return { count, byLower }
+  })
+  const deferredCount = derived.count
   const pending = ctx.pendingMcpServers?.length ? [...ctx.pendingMcpServers] : undefined
-  const base = { query, total_deferred_tools: deferred.length }
+  const base = { query, total_deferred_tools: deferredCount }
   const finish = (out: ToolSearchOutput): ToolSearchOutput => {
     if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
     ctx.session?.record(out.matches)
@@ -110,7 +128,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     const already: string[] = []
     for (const want of select[1].split(',').map((s) => s.trim())) {
       if (!want) continue
-      const d = findByName(deferred, want)
+      const d = findByName(tools.filter(isDeferred), want)
       const tool = d ?? findByName(tools, want)
       if (!tool || found.includes(tool.name)) continue
       found.push(tool.name)
@@ -121,11 +139,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     return finish(out)
   }
 
-  const index = await (ctx.cache ?? sharedCache).get(tools, {
-    ...ctx.buildOptions,
-    ...(coreOpt ?? {}),
-    scoring: ctx.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
-  })
+  const index = await indexPromise
 
   const discover = /^discover:([\s\S]*)$/i.exec(query)
   if (discover) {
@@ -146,7 +160,8 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   // The reference's exact-name path looks in the deferred tools, then in all tools: pass the
   // first non-indexed tool with that lowercased name; the native side prefers an indexed one.
   const lower = query.toLowerCase().trim()
-  const exactOutside = tools.find((t) => typeof t?.name === 'string' && t.name.length === lower.length && t.name.toLowerCase() === lower && !index.has(t.name))?.name
+  const outside = derived.byLower.get(lower)
+  const exactOutside = outside !== undefined && !index.has(outside) ? outside : undefined
   const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside)
   return finish({ matches: ranked.map((r) => r.name), ...base })
 }
