@@ -32,7 +32,7 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::index::{top_k, Hit, ToolIndex};
+use crate::index::{Hit, ToolIndex};
 use crate::name::MCP_PREFIX;
 use crate::text::{contains_word_bounded, is_js_word, js_lower, js_split_whitespace, js_trim};
 
@@ -102,18 +102,23 @@ pub fn parse_query(query: &str) -> KeywordQuery {
     }
     let n_required = required.len();
     let mut terms: Vec<QueryTerm> = Vec::new();
+    let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
     for (i, t) in required.into_iter().chain(optional).enumerate() {
         let is_req = i < n_required;
-        match terms.iter_mut().find(|q| q.text == t) {
-            Some(q) => {
-                q.weight += 1;
+        match pos.get(t) {
+            Some(&at) => {
+                let q = &mut terms[at];
+                q.weight = q.weight.saturating_add(1);
                 q.required |= is_req;
             }
-            None => terms.push(QueryTerm {
-                text: t.to_owned(),
-                weight: 1,
-                required: is_req,
-            }),
+            None => {
+                pos.insert(t, terms.len());
+                terms.push(QueryTerm {
+                    text: t.to_owned(),
+                    weight: 1,
+                    required: is_req,
+                });
+            }
         }
     }
     let required = terms.iter().filter(|t| t.required).count();
@@ -425,7 +430,7 @@ fn merge_fields<T: Ord + Copy>(hint: &[T], desc: &[T]) -> Vec<(T, u32)> {
                 out.push((d, F_DESC));
                 j += 1;
             }
-            (None, None) => unreachable!(),
+            (None, None) => break,
         }
     }
     out
@@ -603,7 +608,11 @@ impl KeywordIndex {
         for term in &query.terms {
             let need = if term.required { seen_req } else { n_req };
             s.start_term(term.weight, term.required, need);
-            self.mark_term(index, &term.text, s);
+            if need > 0 {
+                self.mark_term::<true>(index, &term.text, s);
+            } else {
+                self.mark_term::<false>(index, &term.text, s);
+            }
             if term.required {
                 if s.hits == 0 {
                     return Vec::new();
@@ -611,27 +620,34 @@ impl KeywordIndex {
                 seen_req += 1;
             }
         }
+        // Best first, ties to the lower slot: one u64 key per hit, descending.
         let acc = &s.acc;
-        let mut hits: Vec<Hit> = s
+        let mut keys: Vec<u64> = s
             .touched
             .iter()
             .filter(|&&slot| acc[slot as usize].req == n_req)
-            .map(|&slot| Hit {
-                slot,
-                score: acc[slot as usize].score as f64,
-            })
+            .map(|&slot| u64::from(acc[slot as usize].score) << 32 | u64::from(!slot))
             .collect();
-        top_k(&mut hits, max_results);
-        hits
+        if keys.len() > max_results {
+            keys.select_nth_unstable_by(max_results - 1, |a, b| b.cmp(a));
+            keys.truncate(max_results);
+        }
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        keys.into_iter()
+            .map(|k| Hit {
+                slot: !(k as u32),
+                score: (k >> 32) as f64,
+            })
+            .collect()
     }
 
     /// Set this term's flags on every slot it matches.
-    fn mark_term(&self, index: &ToolIndex, term: &str, s: &mut Scratch) {
+    fn mark_term<const GATED: bool>(&self, index: &ToolIndex, term: &str, s: &mut Scratch) {
         // Name parts. No part contains `_` (parseToolName splits on it).
         let equal = self.part_ids.get(term).copied();
         if let Some(p) = equal {
             for &slot in self.slots_of_part(p) {
-                s.name(slot, LEVEL_EQ);
+                s.name::<GATED>(slot, LEVEL_EQ);
             }
         }
         if !term.contains('_') && term.len() <= self.max_part_len {
@@ -641,7 +657,7 @@ impl KeywordIndex {
                     for &p in parts {
                         if Some(p) != equal {
                             for &slot in self.slots_of_part(p) {
-                                s.name(slot, LEVEL_IN);
+                                s.name::<GATED>(slot, LEVEL_IN);
                             }
                         }
                     }
@@ -661,7 +677,7 @@ impl KeywordIndex {
                 for &p in best.unwrap_or(&[]) {
                     if Some(p) != equal && self.part_text[p as usize].contains(term) {
                         for &slot in self.slots_of_part(p) {
-                            s.name(slot, LEVEL_IN);
+                            s.name::<GATED>(slot, LEVEL_IN);
                         }
                     }
                 }
@@ -672,7 +688,7 @@ impl KeywordIndex {
         if term.bytes().all(is_word_byte) {
             if let Some(p) = self.words.get(term) {
                 for &e in p {
-                    s.text(e >> 2, field_points(e));
+                    s.text::<GATED>(e >> 2, e);
                 }
             }
             return;
@@ -704,9 +720,11 @@ impl KeywordIndex {
             }
         }
         lists.sort_unstable_by_key(|l| l.len());
-        let (driver, rest) = lists
-            .split_first()
-            .expect("a non-word term has a constraint");
+        // Never empty: a term with a non-word character has a non-word first or last
+        // character, or a word run on each side of it.
+        let Some((driver, rest)) = lists.split_first() else {
+            return;
+        };
         let mut pos = vec![0usize; rest.len()];
         'cand: for &e in *driver {
             let slot = e >> 2;
@@ -723,15 +741,15 @@ impl KeywordIndex {
                 }
             }
             let Some(doc) = index.doc(slot) else { continue };
-            let mut pts = 0;
+            let mut bits = 0;
             if f & F_HINT != 0 && contains_word_bounded(&doc.hint_lower, term) {
-                pts += HINT_WORD;
+                bits |= F_HINT;
             }
             if f & F_DESC != 0 && contains_word_bounded(&doc.desc_lower, term) {
-                pts += DESC_WORD;
+                bits |= F_DESC;
             }
-            if pts != 0 {
-                s.text(slot, pts);
+            if bits != 0 {
+                s.text::<GATED>(slot, bits);
             }
         }
     }
@@ -770,12 +788,14 @@ struct Scratch {
     touched: Vec<u32>,
     // The current term.
     cur: u32,
-    weight: u32,
-    required: bool,
-    /// Slots must already have matched this many required terms (0: any slot).
+    required: u32,
+    /// With gating: slots must already have matched this many required terms.
     need: u32,
     /// Slots the current term touched (and let through).
     hits: usize,
+    /// Points × weight by `[is_mcp][name level]`, and by text-posting field bits.
+    name_add: [[u32; 3]; 2],
+    text_add: [u32; 4],
 }
 
 impl Scratch {
@@ -801,32 +821,40 @@ impl Scratch {
     fn start_term(&mut self, weight: u32, required: bool, need: u32) {
         self.counter += 1;
         self.cur = self.counter;
-        self.weight = weight;
-        self.required = required;
+        self.required = required as u32;
         self.need = need;
         self.hits = 0;
+        for (m, row) in NAME_POINTS.iter().enumerate() {
+            for (l, &p) in row.iter().enumerate() {
+                self.name_add[m][l] = p.saturating_mul(weight);
+            }
+        }
+        for bits in 0..4u32 {
+            let hint = if bits & F_HINT != 0 { HINT_WORD } else { 0 };
+            let desc = if bits & F_DESC != 0 { DESC_WORD } else { 0 };
+            self.text_add[bits as usize] = (hint + desc).saturating_mul(weight);
+        }
     }
 
-    /// The slot's accumulator if the current term may score it.
-    #[inline]
-    fn touch(&mut self, slot: u32) -> Option<&mut Acc> {
+    /// The slot's accumulator if the current term may score it. `GATED`: only slots that
+    /// matched `need` required terms.
+    #[inline(always)]
+    fn touch<const GATED: bool>(&mut self, slot: u32) -> Option<&mut Acc> {
         let a = &mut self.acc[slot as usize];
         if a.mark != self.cur {
             if a.mark < self.base {
-                if self.need > 0 {
+                if GATED {
                     return None;
                 }
                 a.score = 0;
                 a.req = 0;
                 self.touched.push(slot);
-            } else if self.need > 0 && a.req != self.need {
+            } else if GATED && a.req != self.need {
                 return None;
             }
             a.mark = self.cur;
             a.name = 0;
-            if self.required {
-                a.req += 1;
-            }
+            a.req += self.required;
             self.hits += 1;
         }
         Some(a)
@@ -834,34 +862,28 @@ impl Scratch {
 
     /// A name part equal to (`LEVEL_EQ`) or containing (`LEVEL_IN`) the term: the better
     /// level counts.
-    #[inline]
-    fn name(&mut self, slot: u32, level: u8) {
-        let w = self.weight;
-        if let Some(a) = self.touch(slot) {
+    #[inline(always)]
+    fn name<const GATED: bool>(&mut self, slot: u32, level: u8) {
+        let adds = self.name_add;
+        if let Some(a) = self.touch::<GATED>(slot) {
             if level > a.name {
-                let pts = NAME_POINTS[a.mcp as usize];
-                let add = pts[level as usize] - pts[a.name as usize];
-                a.score = a.score.saturating_add(add.saturating_mul(w));
+                let add = adds[a.mcp as usize];
+                a.score = a
+                    .score
+                    .saturating_add(add[level as usize] - add[a.name as usize]);
                 a.name = level;
             }
         }
     }
 
-    /// Hint / description points (each slot at most once per term).
-    #[inline]
-    fn text(&mut self, slot: u32, pts: u32) {
-        let w = self.weight;
-        if let Some(a) = self.touch(slot) {
-            a.score = a.score.saturating_add(pts.saturating_mul(w));
+    /// Hint / description points by field bits (each slot at most once per term).
+    #[inline(always)]
+    fn text<const GATED: bool>(&mut self, slot: u32, bits: u32) {
+        let add = self.text_add[(bits & 3) as usize];
+        if let Some(a) = self.touch::<GATED>(slot) {
+            a.score = a.score.saturating_add(add);
         }
     }
-}
-
-/// Points of a packed text posting's field bits.
-#[inline]
-fn field_points(bits: u32) -> u32 {
-    (if bits & F_HINT != 0 { HINT_WORD } else { 0 })
-        + (if bits & F_DESC != 0 { DESC_WORD } else { 0 })
 }
 
 #[cfg(test)]
