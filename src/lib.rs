@@ -159,7 +159,10 @@ fn params_from(t: Option<Tuning>) -> core::Result5<core::enhanced::Params> {
     }
     let five = |v: Vec<f64>, what: &str| -> core::Result5<[f64; 5]> {
         if v.len() != 5 || v.iter().any(|x| !x.is_finite() || *x < 0.0) {
-            return Err(core::IndexError::new(core::ErrorCode::InvalidNumber, format!("{what} must be 5 finite numbers >= 0")));
+            return Err(core::IndexError::new(
+                core::ErrorCode::InvalidNumber,
+                format!("{what} must be 5 finite numbers >= 0"),
+            ));
         }
         Ok([v[0], v[1], v[2], v[3], v[4]])
     };
@@ -235,8 +238,8 @@ pub struct EntryTerms {
 
 /// The two scoring engines behind one class.
 enum Engine {
-    Compat(core::ToolIndex),
-    Enhanced(core::enhanced::EnhancedIndex),
+    Compat(Box<core::ToolIndex>),
+    Enhanced(Box<core::enhanced::EnhancedIndex>),
 }
 
 impl Engine {
@@ -349,12 +352,14 @@ impl ToolIndex {
         }
         let docs = doc_vec(tools);
         let inner = if enhanced {
-            Engine::Enhanced(
+            Engine::Enhanced(Box::new(
                 core::enhanced::EnhancedIndex::build(docs, params, opts.parallel_threshold)
                     .map_err(|e| coded(&env, e))?,
-            )
+            ))
         } else {
-            Engine::Compat(core::ToolIndex::build(docs, opts).map_err(|e| coded(&env, e))?)
+            Engine::Compat(Box::new(
+                core::ToolIndex::build(docs, opts).map_err(|e| coded(&env, e))?,
+            ))
         };
         Ok(Self { inner, min_score })
     }
@@ -368,8 +373,15 @@ impl ToolIndex {
     /// Search: best first, ties in index order, scores at or above the threshold.
     /// `limit` defaults to 5; fractions are truncated; NaN or negative throws `E_INVALID_LIMIT`.
     #[napi(catch_unwind)]
-    pub fn search(&self, env: Env, query: String, limit: Option<f64>, min_score: Option<f64>) -> Result<Vec<SearchHit>> {
-        let limit = core::error::limit_from_f64(limit.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
+    pub fn search(
+        &self,
+        env: Env,
+        query: String,
+        limit: Option<f64>,
+        min_score: Option<f64>,
+    ) -> Result<Vec<SearchHit>> {
+        let limit =
+            core::error::limit_from_f64(limit.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
         let min = match min_score {
             Some(m) => core::error::finite(m, "minScore").map_err(|e| coded(&env, e))?,
             None => self.min_score,
@@ -409,7 +421,8 @@ impl ToolIndex {
                 tier: u32::from(e.name_boosted),
                 relevance: e.cosine,
                 coverage: None,
-                note: (e.score < self.min_score).then(|| format!("score below the display threshold {}", self.min_score)),
+                note: (e.score < self.min_score)
+                    .then(|| format!("score below the display threshold {}", self.min_score)),
                 terms: e
                     .terms
                     .into_iter()
@@ -435,7 +448,11 @@ impl ToolIndex {
                     .terms
                     .into_iter()
                     .map(|t| TermContribution {
-                        fields: t.fields.iter().map(|(f, tf, _)| format!("{f}:{tf}")).collect(),
+                        fields: t
+                            .fields
+                            .iter()
+                            .map(|(f, tf, _)| format!("{f}:{tf}"))
+                            .collect(),
                         tool_weight: t.fields.iter().map(|(_, _, v)| v).sum(),
                         term: t.term,
                         origin: t.origin,
@@ -450,7 +467,13 @@ impl ToolIndex {
     /// `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
     /// the boundary; the TypeScript layer maps ids to its own entries).
     #[napi(catch_unwind)]
-    pub fn search_ids(&self, env: Env, query: String, limit: f64, min_score: f64) -> Result<Float64Array> {
+    pub fn search_ids(
+        &self,
+        env: Env,
+        query: String,
+        limit: f64,
+        min_score: f64,
+    ) -> Result<Float64Array> {
         let limit = core::error::limit_from_f64(limit).map_err(|e| coded(&env, e))?;
         let min = core::error::finite(min_score, "minScore").map_err(|e| coded(&env, e))?;
         let hits = self.inner.search(&query, limit, min);
@@ -466,10 +489,16 @@ impl ToolIndex {
     /// +12/+10, +6/+5, +4, +2 points). `score` is the keyword score; `Infinity` for the
     /// exact-name and prefix paths, which are not scored.
     #[napi(catch_unwind)]
-    pub fn keyword_search(&self, env: Env, query: String, max_results: Option<f64>) -> Result<Vec<SearchHit>> {
-        let max = core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
+    pub fn keyword_search(
+        &self,
+        env: Env,
+        query: String,
+        max_results: Option<f64>,
+    ) -> Result<Vec<SearchHit>> {
+        let max =
+            core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
         let Engine::Compat(inner) = &self.inner else {
-            return Ok(self.search(env, query, Some(max as f64), None)?);
+            return self.search(env, query, Some(max as f64), None);
         };
         Ok(core::keyword::keyword_search(inner, &query, max)
             .into_iter()
@@ -503,8 +532,13 @@ impl ToolIndex {
         });
         let defaults = core::keyword::MergeWeights::default();
         let weights = core::keyword::MergeWeights {
-            keyword: core::error::finite(o.keyword_weight.unwrap_or(defaults.keyword), "keywordWeight").map_err(err)?,
-            tfidf: core::error::finite(o.tfidf_weight.unwrap_or(defaults.tfidf), "tfidfWeight").map_err(err)?,
+            keyword: core::error::finite(
+                o.keyword_weight.unwrap_or(defaults.keyword),
+                "keywordWeight",
+            )
+            .map_err(err)?,
+            tfidf: core::error::finite(o.tfidf_weight.unwrap_or(defaults.tfidf), "tfidfWeight")
+                .map_err(err)?,
         };
         let min = match o.min_score {
             Some(m) => core::error::finite(m, "minScore").map_err(err)?,

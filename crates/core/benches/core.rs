@@ -29,8 +29,9 @@ const QUERIES: [&str; 6] = [
 fn real_tools() -> &'static Vec<(String, String)> {
     static TOOLS: OnceLock<Vec<(String, String)>> = OnceLock::new();
     TOOLS.get_or_init(|| {
-        let dir = std::env::var("TOOL_INDEX_BENCH_DATA")
-            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/bench-data").to_owned());
+        let dir = std::env::var("TOOL_INDEX_BENCH_DATA").unwrap_or_else(|_| {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/bench-data").to_owned()
+        });
         let parsed = std::fs::read_to_string(format!("{dir}/etom/tools.json"))
             .ok()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok());
@@ -38,8 +39,16 @@ fn real_tools() -> &'static Vec<(String, String)> {
             let tools: Vec<(String, String)> = items
                 .iter()
                 .filter_map(|t| {
-                    let name = t.get("tool_name").or_else(|| t.get("name"))?.as_str()?.to_owned();
-                    let desc = t.get("description").and_then(|d| d.as_str()).unwrap_or("").to_owned();
+                    let name = t
+                        .get("tool_name")
+                        .or_else(|| t.get("name"))?
+                        .as_str()?
+                        .to_owned();
+                    let desc = t
+                        .get("description")
+                        .and_then(|d| d.as_str())
+                        .unwrap_or("")
+                        .to_owned();
                     Some((name, desc))
                 })
                 .collect();
@@ -49,9 +58,30 @@ fn real_tools() -> &'static Vec<(String, String)> {
         }
         // Fallback: deterministic generated text.
         const WORDS: [&str; 24] = [
-            "create", "list", "get", "update", "delete", "search", "file", "issue", "message",
-            "channel", "repository", "price", "order", "user", "project", "document", "query",
-            "database", "image", "report", "calendar", "event", "task", "record",
+            "create",
+            "list",
+            "get",
+            "update",
+            "delete",
+            "search",
+            "file",
+            "issue",
+            "message",
+            "channel",
+            "repository",
+            "price",
+            "order",
+            "user",
+            "project",
+            "document",
+            "query",
+            "database",
+            "image",
+            "report",
+            "calendar",
+            "event",
+            "task",
+            "record",
         ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
@@ -75,7 +105,10 @@ fn catalog(n: usize) -> Vec<ToolDoc> {
     (0..n)
         .map(|i| {
             let (tool, desc) = &real[i % real.len()];
-            ToolDoc::new(format!("mcp__srv{}__{}_{}", i / real.len(), tool, i), desc.clone())
+            ToolDoc::new(
+                format!("mcp__srv{}__{}_{}", i / real.len(), tool, i),
+                desc.clone(),
+            )
         })
         .collect()
 }
@@ -93,7 +126,6 @@ fn server(k: usize) -> Vec<ToolDoc> {
 fn serial() -> IndexOptions {
     IndexOptions {
         parallel_threshold: usize::MAX,
-        ..IndexOptions::default()
     }
 }
 
@@ -111,7 +143,8 @@ fn build(b: Bencher, n: usize) {
 
 #[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
 fn build_serial(b: Bencher, n: usize) {
-    b.with_inputs(|| catalog(n)).bench_values(|docs| ToolIndex::build(docs, serial()).unwrap());
+    b.with_inputs(|| catalog(n))
+        .bench_values(|docs| ToolIndex::build(docs, serial()).unwrap());
 }
 
 #[divan::bench(args = SIZES)]
@@ -129,7 +162,10 @@ fn search(b: Bencher, n: usize) {
 fn upsert_remove_20_into_10k(b: Bencher) {
     let mut index = ToolIndex::build(catalog(10_000), IndexOptions::default()).unwrap();
     let servers: Vec<Vec<ToolDoc>> = (0..8).map(server).collect();
-    let names: Vec<Vec<String>> = servers.iter().map(|s| s.iter().map(|d| d.name.clone()).collect()).collect();
+    let names: Vec<Vec<String>> = servers
+        .iter()
+        .map(|s| s.iter().map(|d| d.name.clone()).collect())
+        .collect();
     let mut k = 0;
     b.bench_local(|| {
         k = (k + 1) % servers.len();

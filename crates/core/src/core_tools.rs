@@ -116,7 +116,11 @@ mod tests {
 
     #[test]
     fn index_policy() {
-        let p = CorePolicy::new(None, &["mcp__x__a".into(), "Read".into()], &["Read".into(), "Bash".into()]);
+        let p = CorePolicy::new(
+            None,
+            &["mcp__x__a".into(), "Read".into()],
+            &["Read".into(), "Bash".into()],
+        );
         assert!(!p.should_index("mcp__x__a", false));
         assert!(!p.should_index("Read", false)); // exclude wins
         assert!(p.should_index("Bash", false)); // forced although core

@@ -76,7 +76,10 @@ impl std::error::Error for IndexError {}
 /// `Array.prototype.slice` does); `Infinity` and anything above `usize::MAX` mean "all".
 pub fn limit_from_f64(limit: f64) -> Result<usize, IndexError> {
     if limit.is_nan() {
-        return Err(IndexError::new(ErrorCode::InvalidLimit, "limit is NaN; pass a non-negative number"));
+        return Err(IndexError::new(
+            ErrorCode::InvalidLimit,
+            "limit is NaN; pass a non-negative number",
+        ));
     }
     if limit < 0.0 {
         return Err(IndexError::new(
@@ -113,8 +116,14 @@ mod tests {
         assert_eq!(limit_from_f64(0.0), Ok(0));
         assert_eq!(limit_from_f64(f64::INFINITY), Ok(usize::MAX));
         assert_eq!(limit_from_f64(1e300), Ok(usize::MAX));
-        assert_eq!(limit_from_f64(-1.0).unwrap_err().code, ErrorCode::InvalidLimit);
-        assert_eq!(limit_from_f64(f64::NAN).unwrap_err().code, ErrorCode::InvalidLimit);
+        assert_eq!(
+            limit_from_f64(-1.0).unwrap_err().code,
+            ErrorCode::InvalidLimit
+        );
+        assert_eq!(
+            limit_from_f64(f64::NAN).unwrap_err().code,
+            ErrorCode::InvalidLimit
+        );
         assert_eq!(ErrorCode::DuplicateName.as_str(), "E_DUPLICATE_NAME");
     }
 }

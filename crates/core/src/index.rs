@@ -123,7 +123,10 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let mut order: Vec<(&str, [u32; 3])> = Vec::new();
     let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
     let mut max = [0u32; 3];
-    for (field, text) in [&name_lower, &hint_lower, &desc_lower].into_iter().enumerate() {
+    for (field, text) in [&name_lower, &hint_lower, &desc_lower]
+        .into_iter()
+        .enumerate()
+    {
         tokenize_and_stem_into(text, |t| {
             let i = *pos.entry(t).or_insert_with(|| {
                 order.push((t, [0; 3]));
@@ -337,7 +340,12 @@ impl ToolIndex {
     /// The reference's `tokens` of a tool (distinct, first-seen order).
     pub fn tokens(&self, slot: u32) -> Vec<&str> {
         self.doc(slot)
-            .map(|d| d.terms.iter().map(|(t, _)| &*self.term_text[*t as usize]).collect())
+            .map(|d| {
+                d.terms
+                    .iter()
+                    .map(|(t, _)| &*self.term_text[*t as usize])
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -458,7 +466,11 @@ impl ToolIndex {
         self.keyword = OnceCell::new();
         let n = self.live as f64;
         for (t, p) in self.postings.iter().enumerate() {
-            self.idf[t] = if p.is_empty() { 0.0 } else { (n / p.len() as f64).ln() };
+            self.idf[t] = if p.is_empty() {
+                0.0
+            } else {
+                (n / p.len() as f64).ln()
+            };
         }
         let idf = &self.idf;
         let norm_of = |d: &mut Option<Doc>| {
@@ -527,7 +539,12 @@ impl ToolIndex {
                 let p = m.pattern().as_usize();
                 if seen.insert(p) {
                     let pattern = &*self.names.patterns[p];
-                    out.extend(self.names.slots[p].iter().copied().filter(|&s| holds(s, pattern)));
+                    out.extend(
+                        self.names.slots[p]
+                            .iter()
+                            .copied()
+                            .filter(|&s| holds(s, pattern)),
+                    );
                 }
             }
         }
@@ -618,7 +635,11 @@ impl ToolIndex {
             let Some(doc) = &self.docs[i] else { continue };
             let denom = qnorm * doc.norm;
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
-            let mut score = if denom == 0.0 { 0.0 } else { (s.acc[i] / denom).min(1.0) };
+            let mut score = if denom == 0.0 {
+                0.0
+            } else {
+                (s.acc[i] / denom).min(1.0)
+            };
             if has_cjk && score > 0.0 && s.cjk[i] < CJK_MIN_BIGRAM_MATCHES && !s.other[i] {
                 score = 0.0;
             }
@@ -688,17 +709,28 @@ mod tests {
 
     fn sample() -> Vec<ToolDoc> {
         vec![
-            ToolDoc::new("CronCreate", "Schedule a prompt to run later or on a recurring cron schedule")
-                .with_hint("schedule a recurring or one-shot prompt"),
-            ToolDoc::new("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
-            ToolDoc::new("mcp__slack__send_message", "Send a message to a Slack channel"),
+            ToolDoc::new(
+                "CronCreate",
+                "Schedule a prompt to run later or on a recurring cron schedule",
+            )
+            .with_hint("schedule a recurring or one-shot prompt"),
+            ToolDoc::new(
+                "mcp__github__create_issue",
+                "Create a new issue in a GitHub repository",
+            ),
+            ToolDoc::new(
+                "mcp__slack__send_message",
+                "Send a message to a Slack channel",
+            ),
             ToolDoc::new("PdfParse", "解析PDF文件并提取文本").with_hint("解析 pdf 文件"),
             ToolDoc::new("ls", "List files in a directory"),
         ]
     }
 
     fn names(index: &ToolIndex, hits: &[Hit]) -> Vec<String> {
-        hits.iter().map(|h| index.doc(h.slot).unwrap().name.clone()).collect()
+        hits.iter()
+            .map(|h| index.doc(h.slot).unwrap().name.clone())
+            .collect()
     }
 
     #[test]
@@ -740,11 +772,24 @@ mod tests {
         let mut idx = ToolIndex::build(all[..2].to_vec(), IndexOptions::default()).unwrap();
         idx.upsert(all[2..].to_vec()).unwrap();
         idx.remove(&["mcp__github__create_issue"]);
-        idx.upsert(vec![ToolDoc::new("ls", "List files and folders in a directory")]).unwrap();
-        let mut expect: Vec<ToolDoc> = all.into_iter().filter(|t| t.name != "mcp__github__create_issue").collect();
+        idx.upsert(vec![ToolDoc::new(
+            "ls",
+            "List files and folders in a directory",
+        )])
+        .unwrap();
+        let mut expect: Vec<ToolDoc> = all
+            .into_iter()
+            .filter(|t| t.name != "mcp__github__create_issue")
+            .collect();
         expect[3] = ToolDoc::new("ls", "List files and folders in a directory");
         let fresh = ToolIndex::build(expect, IndexOptions::default()).unwrap();
-        for q in ["list files", "send slack message", "schedule", "解析pdf", "tools"] {
+        for q in [
+            "list files",
+            "send slack message",
+            "schedule",
+            "解析pdf",
+            "tools",
+        ] {
             let a = idx.search(q, 10, 0.0);
             let b = fresh.search(q, 10, 0.0);
             assert_eq!(names(&idx, &a), names(&fresh, &b), "{q}");
@@ -757,13 +802,28 @@ mod tests {
     #[test]
     fn top_k_orders_ties_by_slot() {
         let mut hits = vec![
-            Hit { slot: 3, score: 0.5 },
-            Hit { slot: 1, score: 0.5 },
-            Hit { slot: 2, score: 0.9 },
-            Hit { slot: 0, score: 0.1 },
+            Hit {
+                slot: 3,
+                score: 0.5,
+            },
+            Hit {
+                slot: 1,
+                score: 0.5,
+            },
+            Hit {
+                slot: 2,
+                score: 0.9,
+            },
+            Hit {
+                slot: 0,
+                score: 0.1,
+            },
         ];
         top_k(&mut hits, 3);
-        assert_eq!(hits.iter().map(|h| h.slot).collect::<Vec<_>>(), vec![2, 1, 3]);
+        assert_eq!(
+            hits.iter().map(|h| h.slot).collect::<Vec<_>>(),
+            vec![2, 1, 3]
+        );
     }
 }
 
@@ -814,7 +874,12 @@ impl ToolIndex {
                 let dw = self
                     .vocab
                     .get(t)
-                    .and_then(|id| doc.terms.iter().find(|(x, _)| x == id).map(|(_, tf)| tf * self.idf[*id as usize]))
+                    .and_then(|id| {
+                        doc.terms
+                            .iter()
+                            .find(|(x, _)| x == id)
+                            .map(|(_, tf)| tf * self.idf[*id as usize])
+                    })
                     .unwrap_or(0.0);
                 CompatTermExplain {
                     term: t.to_owned(),
@@ -827,12 +892,17 @@ impl ToolIndex {
         let cosine = terms.iter().map(|t| t.contribution).sum::<f64>().min(1.0);
         let hit = self.score_all(query).into_iter().find(|h| h.slot == slot);
         let score = hit.map(|h| h.score).unwrap_or(0.0);
-        let haystack: String = lower.chars().map(|c| if c == '-' || c == '_' { ' ' } else { c }).collect();
+        let haystack: String = lower
+            .chars()
+            .map(|c| if c == '-' || c == '_' { ' ' } else { c })
+            .collect();
         let name_boosted = !qterms.is_empty() && haystack.contains(doc.parsed.full.as_str());
         Some(CompatExplain {
             name: doc.name.clone(),
             cosine,
-            cjk_guard_zeroed: cosine > 0.0 && score < cosine.min(NAME_BOOST.max(cosine)) && !name_boosted,
+            cjk_guard_zeroed: cosine > 0.0
+                && score < cosine.min(NAME_BOOST.max(cosine))
+                && !name_boosted,
             name_boosted,
             score,
             terms,

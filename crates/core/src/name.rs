@@ -81,15 +81,45 @@ mod tests {
     #[test]
     fn table() {
         let cases: &[(&str, &[&str], &str, bool)] = &[
-            ("mcp__github__create_issue", &["github", "create", "issue"], "github create issue", true),
-            ("NotebookEditTool", &["notebook", "edit", "tool"], "notebook edit tool", false),
+            (
+                "mcp__github__create_issue",
+                &["github", "create", "issue"],
+                "github create issue",
+                true,
+            ),
+            (
+                "NotebookEditTool",
+                &["notebook", "edit", "tool"],
+                "notebook edit tool",
+                false,
+            ),
             ("HTTPServer", &["httpserver"], "httpserver", false),
-            ("MongoDBDatabase", &["mongo", "dbdatabase"], "mongo dbdatabase", false),
+            (
+                "MongoDBDatabase",
+                &["mongo", "dbdatabase"],
+                "mongo dbdatabase",
+                false,
+            ),
             ("CronCreate", &["cron", "create"], "cron create", false),
-            ("mcp__My_Server__Do__it", &["my", "server", "do", "it"], "my server do it", true),
+            (
+                "mcp__My_Server__Do__it",
+                &["my", "server", "do", "it"],
+                "my server do it",
+                true,
+            ),
             ("mcp__a___b", &["a", "b"], "a  b", true),
-            ("mcp__x__merge-pdfs", &["x", "merge-pdfs"], "x merge-pdfs", true),
-            ("snake_case_name", &["snake", "case", "name"], "snake case name", false),
+            (
+                "mcp__x__merge-pdfs",
+                &["x", "merge-pdfs"],
+                "x merge-pdfs",
+                true,
+            ),
+            (
+                "snake_case_name",
+                &["snake", "case", "name"],
+                "snake case name",
+                false,
+            ),
             ("", &[], "", false),
             ("mcp__", &[], "", true),
             ("MCP__upper", &["mcp", "", "upper"][..1], "mcp", false),

@@ -30,7 +30,9 @@ pub fn js_split_whitespace(s: &str) -> Vec<&str> {
     if s.is_empty() {
         return vec![""];
     }
-    s.split(is_js_whitespace).filter(|p| !p.is_empty()).collect()
+    s.split(is_js_whitespace)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// `s.toLowerCase()`. Rust's `to_lowercase` follows the same Unicode mappings, including
@@ -75,13 +77,22 @@ pub fn contains_word_bounded(text: &str, term: &str) -> bool {
     while let Some(pos) = text[from..].find(term) {
         let start = from + pos;
         let end = start + term.len();
-        let before = text[..start].chars().next_back().map(is_js_word).unwrap_or(false);
+        let before = text[..start]
+            .chars()
+            .next_back()
+            .map(is_js_word)
+            .unwrap_or(false);
         let after = text[end..].chars().next().map(is_js_word).unwrap_or(false);
         if before != first && after != last {
             return true;
         }
         // advance by one character
-        from = start + text[start..].chars().next().map(char::len_utf8).unwrap_or(1);
+        from = start
+            + text[start..]
+                .chars()
+                .next()
+                .map(char::len_utf8)
+                .unwrap_or(1);
     }
     false
 }
@@ -106,7 +117,11 @@ mod tests {
             ("", "x", false),
         ];
         for (text, term, want) in cases {
-            assert_eq!(contains_word_bounded(text, term), *want, "{text:?} / {term:?}");
+            assert_eq!(
+                contains_word_bounded(text, term),
+                *want,
+                "{text:?} / {term:?}"
+            );
         }
     }
 

@@ -7,16 +7,16 @@ use crate::text::{is_cjk, js_lower};
 
 /// The reference's stop words (114 distinct), checked before stemming.
 pub const STOP_WORDS: [&str; 114] = [
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "do",
-    "does", "did", "will", "would", "could", "should", "may", "might", "shall", "can", "need",
-    "dare", "ought", "used", "to", "of", "in", "for", "on", "with", "at", "by", "from", "as",
-    "into", "through", "during", "before", "after", "above", "below", "between", "out", "off",
-    "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why",
-    "how", "all", "each", "every", "both", "few", "more", "most", "other", "some", "such", "no",
-    "nor", "not", "only", "own", "same", "so", "than", "too", "very", "just", "because", "but",
-    "and", "or", "if", "while", "this", "that", "these", "those", "it", "its", "i", "me", "my",
-    "we", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their", "what",
-    "which", "who", "whom", "use", "using",
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
+    "do", "does", "did", "will", "would", "could", "should", "may", "might", "shall", "can",
+    "need", "dare", "ought", "used", "to", "of", "in", "for", "on", "with", "at", "by", "from",
+    "as", "into", "through", "during", "before", "after", "above", "below", "between", "out",
+    "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where",
+    "why", "how", "all", "each", "every", "both", "few", "more", "most", "other", "some", "such",
+    "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "just", "because",
+    "but", "and", "or", "if", "while", "this", "that", "these", "those", "it", "its", "i", "me",
+    "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their",
+    "what", "which", "who", "whom", "use", "using",
 ];
 
 /// Is `word` one of [`STOP_WORDS`]?
@@ -71,7 +71,9 @@ pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
             while end < bytes.len() && is_word_char(bytes[end] as char) {
                 end += 1;
             }
-            emit(Piece::Word(lower[start..end].trim_matches(|c| c == '-' || c == '_')));
+            emit(Piece::Word(
+                lower[start..end].trim_matches(|c| c == '-' || c == '_'),
+            ));
             i = end;
         } else {
             i += c.len_utf8();
@@ -166,7 +168,12 @@ mod tests {
             ("--foo-bar__", &["foo-bar"]),
             ("_-_", &[]),
             ("解析pdf文件", &["解析", "pdf", "文件"]),
-            ("查询谁调用了这个函数", &["查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数"]),
+            (
+                "查询谁调用了这个函数",
+                &[
+                    "查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数",
+                ],
+            ),
             ("单", &[]),
             ("the and of", &[]),
             ("Ünïcode café 42x", &["n", "code", "caf", "42x"]),

@@ -18,7 +18,13 @@ fn tokenize_vectors() {
             bad.push(text.to_owned());
         }
     }
-    assert!(bad.is_empty(), "{} of {} tokenize vectors differ, e.g. {:?}", bad.len(), cases.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "{} of {} tokenize vectors differ, e.g. {:?}",
+        bad.len(),
+        cases.len(),
+        &bad[..bad.len().min(5)]
+    );
 }
 
 #[test]
@@ -36,7 +42,13 @@ fn parse_tool_name_vectors() {
             bad.push(name.to_owned());
         }
     }
-    assert!(bad.is_empty(), "{} of {} parseToolName vectors differ, e.g. {:?}", bad.len(), cases.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "{} of {} parseToolName vectors differ, e.g. {:?}",
+        bad.len(),
+        cases.len(),
+        &bad[..bad.len().min(5)]
+    );
 }
 
 #[test]
@@ -50,14 +62,24 @@ fn search_vectors() {
         let limit = c["limit"].as_u64().unwrap() as usize;
         let hits = index.search(query, limit, DEFAULT_MIN_SCORE);
         let want = c["results"].as_array().unwrap();
-        let got: Vec<(&str, f64)> = hits.iter().map(|h| (index.doc(h.slot).unwrap().name.as_str(), h.score)).collect();
+        let got: Vec<(&str, f64)> = hits
+            .iter()
+            .map(|h| (index.doc(h.slot).unwrap().name.as_str(), h.score))
+            .collect();
         let same = got.len() == want.len()
             && got.iter().zip(want).all(|((n, s), w)| {
-                *n == w["name"].as_str().unwrap() && (s - w["score"].as_f64().unwrap()).abs() <= 1e-9
+                *n == w["name"].as_str().unwrap()
+                    && (s - w["score"].as_f64().unwrap()).abs() <= 1e-9
             });
         if !same {
             bad.push(format!("{query:?}\n  got  {got:?}\n  want {want:?}"));
         }
     }
-    assert!(bad.is_empty(), "{} of {} search vectors differ:\n{}", bad.len(), cases.len(), bad[..bad.len().min(3)].join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} search vectors differ:\n{}",
+        bad.len(),
+        cases.len(),
+        bad[..bad.len().min(3)].join("\n")
+    );
 }

@@ -27,16 +27,42 @@ const STOP: &[&str] = &[
     "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "just", "because",
     "but", "and", "or", "if", "while", "this", "that", "these", "those", "it", "its", "i", "me",
     "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their",
-    "what", "which", "who", "whom", "use", "using", "please", "want", "like", "also", "any",
-    "via", "e.g", "etc", "about", "let", "get's", "i'd", "i'm", "can't", "don't",
+    "what", "which", "who", "whom", "use", "using", "please", "want", "like", "also", "any", "via",
+    "e.g", "etc", "about", "let", "get's", "i'd", "i'm", "can't", "don't",
 ];
 
 /// Conversational words that carry no tool meaning in a request ("can you help me ..."),
 /// dropped from queries only (a tool may legitimately be about "help").
 const QUERY_STOP: &[&str] = &[
-    "help", "assist", "assistance", "possible", "kindly", "able", "tell", "thank", "thanks",
-    "hello", "hi", "hey", "know", "way", "sure", "okay", "ok", "maybe", "perhaps", "certain",
-    "something", "anything", "someone", "thing", "things", "now", "today", "really", "quite",
+    "help",
+    "assist",
+    "assistance",
+    "possible",
+    "kindly",
+    "able",
+    "tell",
+    "thank",
+    "thanks",
+    "hello",
+    "hi",
+    "hey",
+    "know",
+    "way",
+    "sure",
+    "okay",
+    "ok",
+    "maybe",
+    "perhaps",
+    "certain",
+    "something",
+    "anything",
+    "someone",
+    "thing",
+    "things",
+    "now",
+    "today",
+    "really",
+    "quite",
 ];
 
 /// Is this (lowercased) word a query-only stop word?
@@ -82,7 +108,9 @@ pub fn split_identifier(word: &str) -> Vec<&str> {
             let prev = chars[i - 1].1;
             let next = chars.get(i + 1).map(|x| x.1);
             let boundary = ((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
-                || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+                || (prev.is_uppercase()
+                    && c.is_uppercase()
+                    && next.is_some_and(|n| n.is_lowercase()));
             if boundary {
                 out.push(&piece[start..pos]);
                 start = pos;
@@ -195,7 +223,13 @@ impl Analyzer {
     pub fn query_tokens(&self, text: &str) -> Vec<String> {
         let kept: String = text
             .split_word_bounds()
-            .map(|w| if is_query_stop(&w.to_lowercase()) { " " } else { w })
+            .map(|w| {
+                if is_query_stop(&w.to_lowercase()) {
+                    " "
+                } else {
+                    w
+                }
+            })
             .collect();
         self.tokens(&kept)
     }
@@ -209,7 +243,9 @@ impl Analyzer {
 
     /// Stem one already-lowercased word (for lexicon expansions).
     pub fn stem_word(&self, word: &str) -> String {
-        self.normalize(word).map(Cow::into_owned).unwrap_or_default()
+        self.normalize(word)
+            .map(Cow::into_owned)
+            .unwrap_or_default()
     }
 }
 
@@ -221,7 +257,10 @@ mod tests {
     fn identifiers_split() {
         let cases: &[(&str, &[&str])] = &[
             ("MongoDBDatabase", &["Mongo", "DB", "Database"]),
-            ("mcp__github__create_issue", &["mcp", "github", "create", "issue"]),
+            (
+                "mcp__github__create_issue",
+                &["mcp", "github", "create", "issue"],
+            ),
             ("CronCreate", &["Cron", "Create"]),
             ("HTTPServer", &["HTTP", "Server"]),
             ("getHTTPResponse", &["get", "HTTP", "Response"]),
@@ -241,10 +280,21 @@ mod tests {
         let a = Analyzer::default();
         let cases: &[(&str, &[&str])] = &[
             ("MongoDBDatabase", &["mongo", "db", "databas"]),
-            ("mcp__github__create_issue", &["mcp", "github", "creat", "issu"]),
+            (
+                "mcp__github__create_issue",
+                &["mcp", "github", "creat", "issu"],
+            ),
             ("解析pdf文件", &["解析", "pdf", "文件"]),
-            ("查询谁调用了这个函数", &["查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数"]),
-            ("Send a Slack message to #general", &["send", "slack", "messag", "general"]),
+            (
+                "查询谁调用了这个函数",
+                &[
+                    "查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数",
+                ],
+            ),
+            (
+                "Send a Slack message to #general",
+                &["send", "slack", "messag", "general"],
+            ),
             ("running the servers quickly", &["run", "server", "quick"]),
             ("单", &["单"]),
             ("東京タワー", &["東京", "京タ", "タワ", "ワー"]),
@@ -258,8 +308,14 @@ mod tests {
     #[test]
     fn query_stop_words() {
         let a = Analyzer::default();
-        assert_eq!(a.query_tokens("Can you help me send a message?"), vec!["send", "messag"]);
-        assert_eq!(a.query_tokens("help 解析pdf文件"), vec!["解析", "pdf", "文件"]);
+        assert_eq!(
+            a.query_tokens("Can you help me send a message?"),
+            vec!["send", "messag"]
+        );
+        assert_eq!(
+            a.query_tokens("help 解析pdf文件"),
+            vec!["解析", "pdf", "文件"]
+        );
         assert_eq!(a.tokens("help"), vec!["help"]);
     }
 

@@ -154,7 +154,10 @@ pub fn expand(text: &str) -> Vec<&'static str> {
         }
     }
     found.sort_by_key(|(p, _)| *p);
-    found.into_iter().flat_map(|(_, en)| en.split(' ')).collect()
+    found
+        .into_iter()
+        .flat_map(|(_, en)| en.split(' '))
+        .collect()
 }
 
 #[cfg(test)]
@@ -164,7 +167,10 @@ mod tests {
     #[test]
     fn expands_tool_vocabulary() {
         assert_eq!(expand("发送消息到频道"), vec!["send", "message", "channel"]);
-        assert_eq!(expand("创建一个定时任务"), vec!["create", "schedule", "cron", "task"]);
+        assert_eq!(
+            expand("创建一个定时任务"),
+            vec!["create", "schedule", "cron", "task"]
+        );
         assert_eq!(expand("合并请求"), vec!["pull", "request", "merge"]);
         assert!(expand("hello").is_empty());
     }

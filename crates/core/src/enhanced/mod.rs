@@ -245,14 +245,23 @@ pub struct EnhancedIndex {
 
 impl std::fmt::Debug for EnhancedIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EnhancedIndex").field("len", &self.live).finish()
+        f.debug_struct("EnhancedIndex")
+            .field("len", &self.live)
+            .finish()
     }
 }
 
 fn deletions(word: &str) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
     (0..chars.len())
-        .map(|i| chars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| *c).collect())
+        .map(|i| {
+            chars
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, c)| *c)
+                .collect()
+        })
         .collect()
 }
 
@@ -280,7 +289,11 @@ impl EnhancedIndex {
     }
 
     /// Build from tools in order; duplicate names are an error.
-    pub fn build(tools: Vec<ToolDoc>, params: Params, parallel_threshold: usize) -> Result<Self, IndexError> {
+    pub fn build(
+        tools: Vec<ToolDoc>,
+        params: Params,
+        parallel_threshold: usize,
+    ) -> Result<Self, IndexError> {
         crate::index::check_unique(&tools)?;
         let mut idx = Self::new(params, parallel_threshold);
         idx.insert_batch(tools);
@@ -307,7 +320,10 @@ impl EnhancedIndex {
 
     /// The name of the tool in a slot.
     pub fn name(&self, slot: u32) -> Option<&str> {
-        self.docs.get(slot as usize)?.as_ref().map(|d| d.name.as_str())
+        self.docs
+            .get(slot as usize)?
+            .as_ref()
+            .map(|d| d.name.as_str())
     }
 
     pub fn slot_of(&self, name: &str) -> Option<u32> {
@@ -315,7 +331,11 @@ impl EnhancedIndex {
     }
 
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.docs.iter().enumerate().filter(|(_, d)| d.is_some()).map(|(i, _)| i as u32)
+        self.docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_some())
+            .map(|(i, _)| i as u32)
     }
 
     /// Distinct analysed terms of a tool, first seen first.
@@ -323,7 +343,12 @@ impl EnhancedIndex {
         self.docs
             .get(slot as usize)
             .and_then(Option::as_ref)
-            .map(|d| d.terms.iter().map(|(t, _)| &*self.term_text[*t as usize]).collect())
+            .map(|d| {
+                d.terms
+                    .iter()
+                    .map(|(t, _)| &*self.term_text[*t as usize])
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -371,7 +396,10 @@ impl EnhancedIndex {
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
         let a = &self.analyzer;
         let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
-            tools.par_iter().map(|t| analyze_doc(&Analyzer::default(), t)).collect()
+            tools
+                .par_iter()
+                .map(|t| analyze_doc(&Analyzer::default(), t))
+                .collect()
         } else {
             tools.iter().map(|t| analyze_doc(a, t)).collect()
         };
@@ -429,7 +457,9 @@ impl EnhancedIndex {
     }
 
     fn unlink(&mut self, slot: u32) {
-        let Some(doc) = self.docs[slot as usize].take() else { return };
+        let Some(doc) = self.docs[slot as usize].take() else {
+            return;
+        };
         for (t, _) in &doc.terms {
             let p = &mut self.postings[*t as usize];
             if let Some(i) = p.iter().position(|e| e.0 == slot) {
@@ -480,16 +510,22 @@ impl EnhancedIndex {
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
         let mut q = ParsedQuery::default();
         let mut seen: FxHashSet<String> = FxHashSet::default();
-        let mut add = |q: &mut ParsedQuery, term: String, weight: f64, origin: String, required: bool| {
-            if let Some(existing) = q.terms.iter_mut().find(|t| t.term == term) {
-                existing.required |= required;
-                existing.weight = existing.weight.max(weight);
-                return;
-            }
-            if seen.insert(term.clone()) {
-                q.terms.push(QueryTerm { term, weight, origin, required });
-            }
-        };
+        let mut add =
+            |q: &mut ParsedQuery, term: String, weight: f64, origin: String, required: bool| {
+                if let Some(existing) = q.terms.iter_mut().find(|t| t.term == term) {
+                    existing.required |= required;
+                    existing.weight = existing.weight.max(weight);
+                    return;
+                }
+                if seen.insert(term.clone()) {
+                    q.terms.push(QueryTerm {
+                        term,
+                        weight,
+                        origin,
+                        required,
+                    });
+                }
+            };
         let mut free_text = String::new();
         for raw in query.split_whitespace() {
             let (required, body) = match raw.strip_prefix('+') {
@@ -509,12 +545,14 @@ impl EnhancedIndex {
                 continue;
             }
             if !key.is_empty() {
-                let trimmed = body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+                let trimmed =
+                    body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
                 let camel = trimmed
                     .chars()
                     .zip(trimmed.chars().skip(1))
                     .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
-                let ident = camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
+                let ident =
+                    camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
                 q.raw.push(key);
                 q.raw_ident.push(ident || query.trim() == raw);
             }
@@ -534,7 +572,13 @@ impl EnhancedIndex {
             for en in lexicon::expand(query) {
                 let t = self.analyzer.stem_word(en);
                 if !t.is_empty() {
-                    add(&mut q, t, self.params.lexicon_weight, "lexicon".into(), false);
+                    add(
+                        &mut q,
+                        t,
+                        self.params.lexicon_weight,
+                        "lexicon".into(),
+                        false,
+                    );
                 }
             }
         }
@@ -542,13 +586,25 @@ impl EnhancedIndex {
         let unknown: Vec<String> = q
             .terms
             .iter()
-            .filter(|t| t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk))
-            .filter(|t| self.vocab.get(t.term.as_str()).is_none_or(|&id| self.postings[id as usize].is_empty()))
+            .filter(|t| {
+                t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk)
+            })
+            .filter(|t| {
+                self.vocab
+                    .get(t.term.as_str())
+                    .is_none_or(|&id| self.postings[id as usize].is_empty())
+            })
             .map(|t| t.term.clone())
             .collect();
         for u in unknown {
             for c in self.corrections(&u) {
-                add(&mut q, c, self.params.typo_weight, format!("typo:{u}"), false);
+                add(
+                    &mut q,
+                    c,
+                    self.params.typo_weight,
+                    format!("typo:{u}"),
+                    false,
+                );
             }
         }
         q
@@ -584,12 +640,21 @@ impl EnhancedIndex {
     /// Name-match tier of each slot that has one.
     fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
-        let raw_servers: FxHashSet<String> = q.raw.iter().map(|r| compact(r)).chain(q.servers.iter().cloned()).collect();
+        let raw_servers: FxHashSet<String> = q
+            .raw
+            .iter()
+            .map(|r| compact(r))
+            .chain(q.servers.iter().cloned())
+            .collect();
         for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
             let compact_key = format!("{COMPACT_MARK}{}", compact(r));
-            let candidates = if ident { vec![r.clone(), compact_key] } else { vec![compact_key] };
+            let candidates = if ident {
+                vec![r.clone(), compact_key]
+            } else {
+                vec![compact_key]
+            };
             for cand in candidates {
                 if let Some(v) = self.keys.get(&cand) {
                     for &(slot, tier) in v {
@@ -648,10 +713,19 @@ impl EnhancedIndex {
         let terms: Vec<(u32, f64, bool)> = q
             .terms
             .iter()
-            .filter_map(|t| self.vocab.get(t.term.as_str()).map(|&id| (id, t.weight, t.required)))
+            .filter_map(|t| {
+                self.vocab
+                    .get(t.term.as_str())
+                    .map(|&id| (id, t.weight, t.required))
+            })
             .filter(|(id, _, _)| !self.postings[*id as usize].is_empty())
             .collect();
-        let required_missing = q.terms.iter().any(|t| t.required && !terms.iter().any(|(id, _, r)| *r && &*self.term_text[*id as usize] == t.term));
+        let required_missing = q.terms.iter().any(|t| {
+            t.required
+                && !terms
+                    .iter()
+                    .any(|(id, _, r)| *r && *self.term_text[*id as usize] == t.term)
+        });
         let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
@@ -680,12 +754,7 @@ impl EnhancedIndex {
                     s.cov[i] = 0.0;
                     s.touched.push(slot);
                 }
-                let mut tfw = 0.0;
-                for f in 0..FIELDS {
-                    if tfs[f] > 0 {
-                        tfw += p.weights[f] * tfs[f] as f64 * doc.norm[f];
-                    }
-                }
+                let tfw = weighted_tf(&p.weights, &tfs, &doc.norm);
                 s.acc[i] += w * idf * tfw / (p.k1 + tfw);
                 s.cov[i] += w * idf;
             }
@@ -699,7 +768,9 @@ impl EnhancedIndex {
                     .is_some_and(|k| q.servers.contains(k))
         };
         let has_required = |slot: u32| {
-            required.iter().all(|t| self.postings[*t as usize].iter().any(|e| e.0 == slot))
+            required
+                .iter()
+                .all(|t| self.postings[*t as usize].iter().any(|e| e.0 == slot))
         };
         let mut hits = Vec::with_capacity(s.touched.len() + tiers.len());
         // Coverage of the best-scoring tool (what the abstain rule looks at).
@@ -707,7 +778,8 @@ impl EnhancedIndex {
         let mut best_score = f64::NEG_INFINITY;
         for &slot in &s.touched {
             let i = slot as usize;
-            if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
+            if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot))
+            {
                 continue;
             }
             let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
@@ -716,11 +788,21 @@ impl EnhancedIndex {
                 best_score = tier + rel;
                 best_cov = s.cov[i];
             }
-            hits.push(Hit { slot, score: tier + rel });
+            hits.push(Hit {
+                slot,
+                score: tier + rel,
+            });
         }
         for (&slot, &tier) in &tiers {
-            if s.seen[slot as usize] != epoch && server_ok(slot) && !required_missing && (required.is_empty() || has_required(slot)) {
-                hits.push(Hit { slot, score: tier as f64 });
+            if s.seen[slot as usize] != epoch
+                && server_ok(slot)
+                && !required_missing
+                && (required.is_empty() || has_required(slot))
+            {
+                hits.push(Hit {
+                    slot,
+                    score: tier as f64,
+                });
             }
         }
         // Abstain: nothing named, and the best tool covers too little of the query.
@@ -738,10 +820,15 @@ impl EnhancedIndex {
         q.terms
             .iter()
             .filter_map(|t| {
-                let known = self.vocab.get(t.term.as_str()).filter(|&&id| !self.postings[id as usize].is_empty());
+                let known = self
+                    .vocab
+                    .get(t.term.as_str())
+                    .filter(|&&id| !self.postings[id as usize].is_empty());
                 match (t.origin.as_str(), known) {
                     ("query", Some(&id)) => Some(t.weight * self.idf(id)),
-                    ("query", None) if !t.term.chars().any(is_cjk) => Some(t.weight * self.params.unknown_weight * self.idf_unknown()),
+                    ("query", None) if !t.term.chars().any(is_cjk) => {
+                        Some(t.weight * self.params.unknown_weight * self.idf_unknown())
+                    }
                     ("lexicon", Some(&id)) => Some(t.weight * self.idf(id)),
                     _ => None,
                 }
@@ -762,8 +849,12 @@ impl EnhancedIndex {
         let p = &self.params;
         let mut terms = Vec::new();
         for t in &q.terms {
-            let Some(&id) = self.vocab.get(t.term.as_str()) else { continue };
-            let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else { continue };
+            let Some(&id) = self.vocab.get(t.term.as_str()) else {
+                continue;
+            };
+            let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else {
+                continue;
+            };
             let idf = self.idf(id);
             let mut fields = Vec::new();
             let mut tfw = 0.0;
@@ -791,7 +882,10 @@ impl EnhancedIndex {
             .iter()
             .filter_map(|t| {
                 let id = *self.vocab.get(t.term.as_str())?;
-                doc.terms.iter().any(|(x, _)| *x == id).then(|| t.weight * self.idf(id))
+                doc.terms
+                    .iter()
+                    .any(|(x, _)| *x == id)
+                    .then(|| t.weight * self.idf(id))
             })
             .sum();
         Some(Explain {
@@ -802,12 +896,27 @@ impl EnhancedIndex {
             score: hit.map(|h| h.score).unwrap_or(0.0),
             terms,
             filtered: if hit.is_none() {
-                Some(if hits.is_empty() { "the query abstained or matched nothing".into() } else { "filtered out (server or required term) or no match".into() })
+                Some(if hits.is_empty() {
+                    "the query abstained or matched nothing".into()
+                } else {
+                    "filtered out (server or required term) or no match".into()
+                })
             } else {
                 None
             },
         })
     }
+}
+
+/// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
+fn weighted_tf(weights: &[f64; FIELDS], tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
+    weights
+        .iter()
+        .zip(tfs)
+        .zip(norm)
+        .filter(|((_, tf), _)| **tf > 0)
+        .map(|((w, tf), n)| w * f64::from(*tf) * n)
+        .sum()
 }
 
 /// Build the error for an unknown scoring mode.
@@ -829,10 +938,23 @@ mod tests {
     fn idx() -> EnhancedIndex {
         EnhancedIndex::build(
             vec![
-                doc("CronCreate", "Schedule a prompt to run later on a cron schedule").with_hint("schedule a recurring prompt"),
-                doc("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
-                doc("mcp__slack__send_message", "Send a message to a Slack channel"),
-                doc("mcp__discord__send_message", "Send a message to a Discord channel"),
+                doc(
+                    "CronCreate",
+                    "Schedule a prompt to run later on a cron schedule",
+                )
+                .with_hint("schedule a recurring prompt"),
+                doc(
+                    "mcp__github__create_issue",
+                    "Create a new issue in a GitHub repository",
+                ),
+                doc(
+                    "mcp__slack__send_message",
+                    "Send a message to a Slack channel",
+                ),
+                doc(
+                    "mcp__discord__send_message",
+                    "Send a message to a Discord channel",
+                ),
                 doc("mcp__my_server__do_thing", "Does a thing"),
                 doc("ls", "List files in a directory"),
                 doc("PdfParse", "Parse PDF files and extract their text"),
@@ -844,7 +966,10 @@ mod tests {
     }
 
     fn top(i: &EnhancedIndex, q: &str) -> Vec<String> {
-        i.search(q, 5, 0.0).iter().map(|h| i.name(h.slot).unwrap().to_owned()).collect()
+        i.search(q, 5, 0.0)
+            .iter()
+            .map(|h| i.name(h.slot).unwrap().to_owned())
+            .collect()
     }
 
     #[test]
@@ -854,23 +979,41 @@ mod tests {
         assert_eq!(top(&i, "CronCreate")[0], "CronCreate");
         assert_eq!(top(&i, "use `croncreate` now")[0], "CronCreate");
         assert_eq!(top(&i, "slack send_message")[0], "mcp__slack__send_message");
-        assert_eq!(top(&i, "discord send_message")[0], "mcp__discord__send_message");
-        assert_eq!(top(&i, "mcp__github__create_issue")[0], "mcp__github__create_issue");
+        assert_eq!(
+            top(&i, "discord send_message")[0],
+            "mcp__discord__send_message"
+        );
+        assert_eq!(
+            top(&i, "mcp__github__create_issue")[0],
+            "mcp__github__create_issue"
+        );
     }
 
     #[test]
     fn no_raw_substring_boost() {
         let i = idx();
-        assert!(!top(&i, "which tools can schedule things").contains(&"ls".to_owned()) || top(&i, "which tools can schedule things")[0] != "ls");
+        assert!(
+            !top(&i, "which tools can schedule things").contains(&"ls".to_owned())
+                || top(&i, "which tools can schedule things")[0] != "ls"
+        );
         assert_eq!(top(&i, "list files")[0], "ls");
     }
 
     #[test]
     fn server_filters() {
         let i = idx();
-        assert_eq!(top(&i, "send a message server:discord"), vec!["mcp__discord__send_message"]);
-        assert_eq!(top(&i, "+slack send message"), vec!["mcp__slack__send_message"]);
-        assert_eq!(top(&i, "server:my_server thing"), vec!["mcp__my_server__do_thing"]);
+        assert_eq!(
+            top(&i, "send a message server:discord"),
+            vec!["mcp__discord__send_message"]
+        );
+        assert_eq!(
+            top(&i, "+slack send message"),
+            vec!["mcp__slack__send_message"]
+        );
+        assert_eq!(
+            top(&i, "server:my_server thing"),
+            vec!["mcp__my_server__do_thing"]
+        );
     }
 
     #[test]
@@ -878,7 +1021,13 @@ mod tests {
         let i = idx();
         assert_eq!(top(&i, "sheduled prompt")[0], "CronCreate");
         assert_eq!(top(&i, "解析pdf文件")[0], "PdfParse");
-        assert_eq!(top(&i, "发送消息到频道")[0..2].iter().filter(|n| n.contains("send_message")).count(), 2);
+        assert_eq!(
+            top(&i, "发送消息到频道")[0..2]
+                .iter()
+                .filter(|n| n.contains("send_message"))
+                .count(),
+            2
+        );
     }
 
     #[test]
@@ -892,12 +1041,26 @@ mod tests {
     fn incremental_equals_rebuild() {
         let mut a = idx();
         a.remove(&["mcp__slack__send_message"]);
-        a.upsert(vec![doc("mcp__jira__create_ticket", "Create a Jira ticket")]).unwrap();
+        a.upsert(vec![doc(
+            "mcp__jira__create_ticket",
+            "Create a Jira ticket",
+        )])
+        .unwrap();
         let b = EnhancedIndex::build(
             vec![
-                doc("CronCreate", "Schedule a prompt to run later on a cron schedule").with_hint("schedule a recurring prompt"),
-                doc("mcp__github__create_issue", "Create a new issue in a GitHub repository"),
-                doc("mcp__discord__send_message", "Send a message to a Discord channel"),
+                doc(
+                    "CronCreate",
+                    "Schedule a prompt to run later on a cron schedule",
+                )
+                .with_hint("schedule a recurring prompt"),
+                doc(
+                    "mcp__github__create_issue",
+                    "Create a new issue in a GitHub repository",
+                ),
+                doc(
+                    "mcp__discord__send_message",
+                    "Send a message to a Discord channel",
+                ),
                 doc("mcp__my_server__do_thing", "Does a thing"),
                 doc("ls", "List files in a directory"),
                 doc("PdfParse", "Parse PDF files and extract their text"),
@@ -907,9 +1070,23 @@ mod tests {
             512,
         )
         .unwrap();
-        for q in ["create a ticket", "send message", "schedule", "pdf", "create_issue"] {
-            let x: Vec<(String, f64)> = a.search(q, 10, 0.0).iter().map(|h| (a.name(h.slot).unwrap().to_owned(), h.score)).collect();
-            let y: Vec<(String, f64)> = b.search(q, 10, 0.0).iter().map(|h| (b.name(h.slot).unwrap().to_owned(), h.score)).collect();
+        for q in [
+            "create a ticket",
+            "send message",
+            "schedule",
+            "pdf",
+            "create_issue",
+        ] {
+            let x: Vec<(String, f64)> = a
+                .search(q, 10, 0.0)
+                .iter()
+                .map(|h| (a.name(h.slot).unwrap().to_owned(), h.score))
+                .collect();
+            let y: Vec<(String, f64)> = b
+                .search(q, 10, 0.0)
+                .iter()
+                .map(|h| (b.name(h.slot).unwrap().to_owned(), h.score))
+                .collect();
             assert_eq!(x, y, "{q}");
         }
     }
@@ -917,9 +1094,14 @@ mod tests {
     #[test]
     fn explain_adds_up() {
         let i = idx();
-        let e = i.explain("schedule a recurring prompt", "CronCreate").unwrap();
+        let e = i
+            .explain("schedule a recurring prompt", "CronCreate")
+            .unwrap();
         assert_eq!(e.tier, 0);
         assert!(e.score > 0.0);
-        assert!(e.terms.iter().any(|t| t.fields.iter().any(|f| f.0 == "searchHint")));
+        assert!(e
+            .terms
+            .iter()
+            .any(|t| t.fields.iter().any(|f| f.0 == "searchHint")));
     }
 }
