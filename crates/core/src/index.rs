@@ -397,7 +397,15 @@ impl ToolIndex {
                     id
                 }
             };
-            self.postings[id as usize].push((slot, tf));
+            // Postings stay sorted by slot (document-at-a-time search relies on it): appends
+            // are in slot order; a tool replaced in place goes to its sorted position.
+            let p = &mut self.postings[id as usize];
+            if p.last().is_none_or(|&(s, _)| s < slot) {
+                p.push((slot, tf));
+            } else {
+                let at = p.partition_point(|&(s, _)| s < slot);
+                p.insert(at, (slot, tf));
+            }
             terms.push((id, tf));
         }
         let is_mcp = a.doc.is_mcp.unwrap_or(a.parsed.is_mcp);
@@ -423,7 +431,7 @@ impl ToolIndex {
         if let Some(doc) = self.docs[slot as usize].as_ref() {
             for &(t, _) in &doc.terms {
                 let p = &mut self.postings[t as usize];
-                if let Some(i) = p.iter().position(|&(s, _)| s == slot) {
+                if let Ok(i) = p.binary_search_by_key(&slot, |&(s, _)| s) {
                     p.remove(i);
                 }
             }
@@ -558,10 +566,31 @@ impl ToolIndex {
     }
 
     /// Compat `searchTools(query, index, limit)` with a display threshold.
+    ///
+    /// Every tool that shares a term with the query is scored, through the postings of the
+    /// query's terms. With `min_score <= 0` tools that share nothing also qualify, with score
+    /// 0, in index order, as in the reference.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
         let mut hits = self.score_all(query);
-        hits.retain(|h| h.score >= min_score);
+        if min_score > 0.0 || query.trim().is_empty() {
+            hits.retain(|h| h.score >= min_score);
+            top_k(&mut hits, limit);
+            return hits;
+        }
+        let lower = js_lower(query);
+        let mut any_token = false;
+        tokenize_and_stem_into(&lower, |_| any_token = true);
+        if !any_token {
+            return Vec::new();
+        }
+        // Every tool qualifies: the positive scores first, then the zeros in index order.
+        hits.retain(|h| h.score > 0.0);
         top_k(&mut hits, limit);
+        if hits.len() < limit {
+            let have: FxHashSet<u32> = hits.iter().map(|h| h.slot).collect();
+            let room = limit - hits.len();
+            hits.extend(self.slots().filter(|s| !have.contains(s)).take(room).map(|slot| Hit { slot, score: 0.0 }));
+        }
         hits
     }
 
@@ -612,6 +641,11 @@ impl ToolIndex {
         s.touched.clear();
         for &(id, w, count, cjk) in &q {
             let Some(id) = id else { continue };
+            // A term in every tool (IDF 0) adds nothing; it only matters to the CJK guard.
+            if w == 0.0 && !has_cjk {
+                continue;
+            }
+            let idf = self.idf[id as usize];
             for &(slot, tf) in &self.postings[id as usize] {
                 let i = slot as usize;
                 if s.seen[i] != epoch {
@@ -621,7 +655,7 @@ impl ToolIndex {
                     s.other[i] = false;
                     s.touched.push(slot);
                 }
-                s.acc[i] += w * (tf * self.idf[id as usize]);
+                s.acc[i] += w * (tf * idf);
                 if cjk {
                     s.cjk[i] += count;
                 } else {
@@ -643,7 +677,8 @@ impl ToolIndex {
             if has_cjk && score > 0.0 && s.cjk[i] < CJK_MIN_BIGRAM_MATCHES && !s.other[i] {
                 score = 0.0;
             }
-            s.acc[i] = score;
+            // From here on `acc` holds the tool's position in `hits` (for the name boost).
+            s.acc[i] = hits.len() as f64;
             hits.push(Hit { slot, score });
         }
         // Name boost.
@@ -656,11 +691,11 @@ impl ToolIndex {
         for slot in boosted {
             let i = slot as usize;
             if s.seen[i] == epoch {
-                if let Some(h) = hits.iter_mut().find(|h| h.slot == slot) {
-                    h.score = h.score.max(NAME_BOOST);
-                }
+                let h = &mut hits[s.acc[i] as usize];
+                h.score = h.score.max(NAME_BOOST);
             } else {
                 s.seen[i] = epoch;
+                s.acc[i] = hits.len() as f64;
                 hits.push(Hit {
                     slot,
                     score: NAME_BOOST,
@@ -907,5 +942,30 @@ impl ToolIndex {
             score,
             terms,
         })
+    }
+}
+
+#[cfg(test)]
+mod zero_threshold_tests {
+    use super::*;
+
+    #[test]
+    fn min_score_zero_lists_every_tool_like_the_reference() {
+        let idx = ToolIndex::build(
+            vec![
+                ToolDoc::new("Qa1", "alpha"),
+                ToolDoc::new("Qb2", "send message"),
+                ToolDoc::new("Qc3", "gamma"),
+                ToolDoc::new("Qd4", "send mail"),
+            ],
+            IndexOptions::default(),
+        )
+        .unwrap();
+        let names = |hits: Vec<Hit>| hits.iter().map(|h| idx.doc(h.slot).unwrap().name.clone()).collect::<Vec<_>>();
+        let hits = idx.search("send message", 10, 0.0);
+        assert_eq!(names(hits.clone()), vec!["Qb2", "Qd4", "Qa1", "Qc3"]);
+        assert_eq!(hits[2].score, 0.0);
+        assert_eq!(names(idx.search("send message", 3, 0.0)), vec!["Qb2", "Qd4", "Qa1"]);
+        assert!(idx.search("the", 10, 0.0).is_empty());
     }
 }

@@ -83,3 +83,4 @@ fn search_vectors() {
         bad[..bad.len().min(3)].join("\n")
     );
 }
+
