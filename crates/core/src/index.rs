@@ -163,12 +163,18 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     }
 }
 
+/// Per-slot accumulator of one query, 16 bytes so a posting touches one cache line.
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    acc: f64,
+    epoch: u32,
+    cjk: u16,
+    other: bool,
+}
+
 #[derive(Default)]
 struct Scratch {
-    acc: Vec<f64>,
-    cjk: Vec<u32>,
-    other: Vec<bool>,
-    seen: Vec<u32>,
+    cells: Vec<Cell>,
     epoch: u32,
     touched: Vec<u32>,
 }
@@ -199,6 +205,8 @@ pub struct ToolIndex {
     postings: Vec<Vec<(u32, f64)>>,
     idf: Vec<f64>,
     names: NameMatcher,
+    /// `‖d‖` by slot (0 for an empty slot).
+    norms: Vec<f64>,
     /// Slots were renumbered: the name matcher must be rebuilt.
     names_stale: bool,
     generation: u64,
@@ -235,6 +243,7 @@ impl ToolIndex {
             postings: Vec::new(),
             idf: Vec::new(),
             names: NameMatcher::default(),
+            norms: Vec::new(),
             names_stale: true,
             generation: 0,
             scratch: RefCell::new(Scratch::default()),
@@ -496,6 +505,12 @@ impl ToolIndex {
         } else {
             self.docs.iter_mut().for_each(norm_of);
         }
+        // Dense copy by slot (0 for empty slots): the query loop reads it, not the tools.
+        self.norms = self
+            .docs
+            .iter()
+            .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
+            .collect();
         // The name matcher is rebuilt when the tools added since its last build are many;
         // until then they are tested one by one (`delta`), and emptied slots are skipped.
         if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.live / 8) {
@@ -589,7 +604,12 @@ impl ToolIndex {
         if hits.len() < limit {
             let have: FxHashSet<u32> = hits.iter().map(|h| h.slot).collect();
             let room = limit - hits.len();
-            hits.extend(self.slots().filter(|s| !have.contains(s)).take(room).map(|slot| Hit { slot, score: 0.0 }));
+            hits.extend(
+                self.slots()
+                    .filter(|s| !have.contains(s))
+                    .take(room)
+                    .map(|slot| Hit { slot, score: 0.0 }),
+            );
         }
         hits
     }
@@ -626,15 +646,12 @@ impl ToolIndex {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         let n = self.docs.len();
-        if s.acc.len() < n {
-            s.acc.resize(n, 0.0);
-            s.cjk.resize(n, 0);
-            s.other.resize(n, false);
-            s.seen.resize(n, 0);
+        if s.cells.len() < n {
+            s.cells.resize(n, Cell::default());
         }
         s.epoch = s.epoch.wrapping_add(1);
         if s.epoch == 0 {
-            s.seen.iter_mut().for_each(|e| *e = 0);
+            s.cells.iter_mut().for_each(|c| c.epoch = 0);
             s.epoch = 1;
         }
         let epoch = s.epoch;
@@ -646,39 +663,43 @@ impl ToolIndex {
                 continue;
             }
             let idf = self.idf[id as usize];
+            let count = count.min(u16::MAX as u32) as u16;
             for &(slot, tf) in &self.postings[id as usize] {
-                let i = slot as usize;
-                if s.seen[i] != epoch {
-                    s.seen[i] = epoch;
-                    s.acc[i] = 0.0;
-                    s.cjk[i] = 0;
-                    s.other[i] = false;
+                let c = &mut s.cells[slot as usize];
+                if c.epoch != epoch {
+                    *c = Cell {
+                        acc: 0.0,
+                        epoch,
+                        cjk: 0,
+                        other: false,
+                    };
                     s.touched.push(slot);
                 }
-                s.acc[i] += w * (tf * idf);
+                c.acc += w * (tf * idf);
                 if cjk {
-                    s.cjk[i] += count;
+                    c.cjk = c.cjk.saturating_add(count);
                 } else {
-                    s.other[i] = true;
+                    c.other = true;
                 }
             }
         }
         let mut hits = Vec::with_capacity(s.touched.len());
         for &slot in &s.touched {
             let i = slot as usize;
-            let Some(doc) = &self.docs[i] else { continue };
-            let denom = qnorm * doc.norm;
+            let norm = self.norms[i];
+            let c = &mut s.cells[i];
+            let denom = qnorm * norm;
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
             let mut score = if denom == 0.0 {
                 0.0
             } else {
-                (s.acc[i] / denom).min(1.0)
+                (c.acc / denom).min(1.0)
             };
-            if has_cjk && score > 0.0 && s.cjk[i] < CJK_MIN_BIGRAM_MATCHES && !s.other[i] {
+            if has_cjk && score > 0.0 && u32::from(c.cjk) < CJK_MIN_BIGRAM_MATCHES && !c.other {
                 score = 0.0;
             }
             // From here on `acc` holds the tool's position in `hits` (for the name boost).
-            s.acc[i] = hits.len() as f64;
+            c.acc = hits.len() as f64;
             hits.push(Hit { slot, score });
         }
         // Name boost.
@@ -689,13 +710,13 @@ impl ToolIndex {
         let mut boosted = Vec::new();
         self.boosted_slots(&haystack, &mut boosted);
         for slot in boosted {
-            let i = slot as usize;
-            if s.seen[i] == epoch {
-                let h = &mut hits[s.acc[i] as usize];
+            let c = &mut s.cells[slot as usize];
+            if c.epoch == epoch {
+                let h = &mut hits[c.acc as usize];
                 h.score = h.score.max(NAME_BOOST);
             } else {
-                s.seen[i] = epoch;
-                s.acc[i] = hits.len() as f64;
+                c.epoch = epoch;
+                c.acc = hits.len() as f64;
                 hits.push(Hit {
                     slot,
                     score: NAME_BOOST,
@@ -961,11 +982,18 @@ mod zero_threshold_tests {
             IndexOptions::default(),
         )
         .unwrap();
-        let names = |hits: Vec<Hit>| hits.iter().map(|h| idx.doc(h.slot).unwrap().name.clone()).collect::<Vec<_>>();
+        let names = |hits: Vec<Hit>| {
+            hits.iter()
+                .map(|h| idx.doc(h.slot).unwrap().name.clone())
+                .collect::<Vec<_>>()
+        };
         let hits = idx.search("send message", 10, 0.0);
         assert_eq!(names(hits.clone()), vec!["Qb2", "Qd4", "Qa1", "Qc3"]);
         assert_eq!(hits[2].score, 0.0);
-        assert_eq!(names(idx.search("send message", 3, 0.0)), vec!["Qb2", "Qd4", "Qa1"]);
+        assert_eq!(
+            names(idx.search("send message", 3, 0.0)),
+            vec!["Qb2", "Qd4", "Qa1"]
+        );
         assert!(idx.search("the", 10, 0.0).is_empty());
     }
 }
