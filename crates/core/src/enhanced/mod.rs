@@ -168,9 +168,8 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
 
 #[derive(Default)]
 struct Scratch {
-    acc: Vec<f64>,
-    cov: Vec<f64>,
-    seen: Vec<u32>,
+    /// Per slot: (score, covered IDF mass, epoch).
+    cells: Vec<(f64, f64, u32)>,
     epoch: u32,
     touched: Vec<u32>,
 }
@@ -239,6 +238,8 @@ pub struct EnhancedIndex {
     keys: FxHashMap<String, Vec<(u32, u8)>>,
     servers: FxHashMap<String, Vec<u32>>,
     len_sum: [u64; FIELDS],
+    /// Per slot, the field length normalizations (zeros for an empty slot).
+    norms: Vec<[f64; FIELDS]>,
     generation: u64,
     scratch: RefCell<Scratch>,
 }
@@ -283,6 +284,7 @@ impl EnhancedIndex {
             keys: FxHashMap::default(),
             servers: FxHashMap::default(),
             len_sum: [0; FIELDS],
+            norms: Vec::new(),
             generation: 0,
             scratch: RefCell::new(Scratch::default()),
         }
@@ -498,6 +500,12 @@ impl EnhancedIndex {
                 d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
             }
         }
+        // Dense copy by slot: the query loop reads it instead of the tools.
+        self.norms = self
+            .docs
+            .iter()
+            .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
+            .collect();
     }
 
     fn idf(&self, term: u32) -> f64 {
@@ -730,14 +738,12 @@ impl EnhancedIndex {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         let n = self.docs.len();
-        if s.acc.len() < n {
-            s.acc.resize(n, 0.0);
-            s.cov.resize(n, 0.0);
-            s.seen.resize(n, 0);
+        if s.cells.len() < n {
+            s.cells.resize(n, (0.0, 0.0, 0));
         }
         s.epoch = s.epoch.wrapping_add(1);
         if s.epoch == 0 {
-            s.seen.iter_mut().for_each(|e| *e = 0);
+            s.cells.iter_mut().for_each(|c| c.2 = 0);
             s.epoch = 1;
         }
         let epoch = s.epoch;
@@ -747,16 +753,14 @@ impl EnhancedIndex {
             let idf = self.idf(id);
             for &(slot, tfs) in &self.postings[id as usize] {
                 let i = slot as usize;
-                let Some(doc) = &self.docs[i] else { continue };
-                if s.seen[i] != epoch {
-                    s.seen[i] = epoch;
-                    s.acc[i] = 0.0;
-                    s.cov[i] = 0.0;
+                let c = &mut s.cells[i];
+                if c.2 != epoch {
+                    *c = (0.0, 0.0, epoch);
                     s.touched.push(slot);
                 }
-                let tfw = weighted_tf(&p.weights, &tfs, &doc.norm);
-                s.acc[i] += w * idf * tfw / (p.k1 + tfw);
-                s.cov[i] += w * idf;
+                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[i]);
+                c.0 += w * idf * tfw / (p.k1 + tfw);
+                c.1 += w * idf;
             }
         }
         let tiers = self.tiers(q);
@@ -783,10 +787,10 @@ impl EnhancedIndex {
                 continue;
             }
             let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
-            let rel = (s.acc[i] / max_score).min(0.999_999);
+            let rel = (s.cells[i].0 / max_score).min(0.999_999);
             if tier + rel > best_score {
                 best_score = tier + rel;
-                best_cov = s.cov[i];
+                best_cov = s.cells[i].1;
             }
             hits.push(Hit {
                 slot,
@@ -794,7 +798,7 @@ impl EnhancedIndex {
             });
         }
         for (&slot, &tier) in &tiers {
-            if s.seen[slot as usize] != epoch
+            if s.cells[slot as usize].2 != epoch
                 && server_ok(slot)
                 && !required_missing
                 && (required.is_empty() || has_required(slot))
