@@ -83,4 +83,3 @@ fn search_vectors() {
         bad[..bad.len().min(3)].join("\n")
     );
 }
-
