@@ -541,7 +541,12 @@ impl ToolIndex {
         let automaton = if patterns.is_empty() {
             None
         } else {
-            AhoCorasick::new(&patterns).ok()
+            // A contiguous NFA: quick to build for tens of thousands of names, and fast enough
+            // to scan a query (a DFA's build cost grows much faster with the name count).
+            AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+                .build(&patterns)
+                .ok()
         };
         self.names = NameMatcher {
             automaton,

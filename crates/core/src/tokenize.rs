@@ -19,11 +19,14 @@ pub const STOP_WORDS: [&str; 114] = [
     "what", "which", "who", "whom", "use", "using",
 ];
 
-/// Is `word` one of [`STOP_WORDS`]?
+/// Is `word` one of [`STOP_WORDS`]? (One hash look-up; the words are at most 7 bytes.)
 pub fn is_stop_word(word: &str) -> bool {
-    // Stop words are short ASCII; a linear scan over a sorted-by-use list would be no faster
-    // than this match on length first.
-    word.len() <= 7 && STOP_WORDS.contains(&word)
+    static SET: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    word.len() <= 7
+        && SET
+            .get_or_init(|| STOP_WORDS.iter().copied().collect())
+            .contains(word)
 }
 
 /// One token of the compat scanner, before stop-word removal.
@@ -102,7 +105,11 @@ pub fn stem(word: &str) -> &str {
     if word.chars().next().is_some_and(is_cjk) {
         return word;
     }
-    let len = word.chars().count();
+    let len = if word.is_ascii() {
+        word.len()
+    } else {
+        word.chars().count()
+    };
     // (suffix, length must exceed, characters to drop), in the reference's order.
     const RULES: [(&str, usize, usize); 10] = [
         ("ing", 5, 3),

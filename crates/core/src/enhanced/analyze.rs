@@ -70,9 +70,14 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
-/// Is this (lowercased) word a stop word?
+/// Is this (lowercased) word a stop word? (One hash look-up.)
 pub fn is_stop(word: &str) -> bool {
-    word.len() <= 7 && STOP.contains(&word)
+    static SET: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    word.len() <= 7
+        && SET
+            .get_or_init(|| STOP.iter().copied().collect())
+            .contains(word)
 }
 
 /// A CJK character that the pipeline turns into bigrams: Han ideographs and kana.
