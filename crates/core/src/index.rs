@@ -106,10 +106,23 @@ pub struct Doc {
 struct Analyzed {
     doc: ToolDoc,
     parsed: ParsedName,
+    name_lower: String,
     hint_lower: String,
     desc_lower: String,
-    /// `(token, weighted tf)` in first-seen order.
-    tf: Vec<(String, f64)>,
+    /// `(field, byte range of the token in that field's lowercased text, weighted tf)` in
+    /// first-seen order: tokens stay slices of the texts, so only new vocabulary allocates.
+    tf: Vec<(u8, u32, u32, f64)>,
+}
+
+impl Analyzed {
+    fn token(&self, field: u8, start: u32, len: u32) -> &str {
+        let text = match field {
+            0 => &self.name_lower,
+            1 => &self.hint_lower,
+            _ => &self.desc_lower,
+        };
+        &text[start as usize..(start + len) as usize]
+    }
 }
 
 fn analyze(doc: ToolDoc) -> Analyzed {
@@ -119,26 +132,29 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let hint_lower = js_lower(doc.search_hint.as_deref().unwrap_or(""));
     let desc_lower = js_lower(&doc.description);
 
-    // Per token: counts in the three fields, in first-seen order.
-    let mut order: Vec<(&str, [u32; 3])> = Vec::new();
+    // Per token: where it was first seen, and its counts in the three fields.
+    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::new();
     let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
     let mut max = [0u32; 3];
     for (field, text) in [&name_lower, &hint_lower, &desc_lower]
         .into_iter()
         .enumerate()
     {
+        let base = text.as_ptr() as usize;
         tokenize_and_stem_into(text, |t| {
             let i = *pos.entry(t).or_insert_with(|| {
-                order.push((t, [0; 3]));
+                // `t` is a slice of `text`: keep its range, not a copy.
+                let start = (t.as_ptr() as usize - base) as u32;
+                order.push((field as u8, start, t.len() as u32, [0; 3]));
                 order.len() - 1
             });
-            order[i].1[field] += 1;
-            max[field] = max[field].max(order[i].1[field]);
+            order[i].3[field] += 1;
+            max[field] = max[field].max(order[i].3[field]);
         });
     }
     let tf = order
         .iter()
-        .map(|(t, counts)| {
+        .map(|&(field, start, len, counts)| {
             let mut best = f64::NEG_INFINITY;
             for f in 0..3 {
                 if counts[f] > 0 {
@@ -148,15 +164,17 @@ fn analyze(doc: ToolDoc) -> Analyzed {
                     }
                 }
             }
-            ((*t).to_owned(), best)
+            (field, start, len, best)
         })
         .collect();
+    drop(pos);
     Analyzed {
         doc: ToolDoc {
             description: String::new(),
             ..doc
         },
         parsed,
+        name_lower,
         hint_lower,
         desc_lower,
         tf,
@@ -393,12 +411,13 @@ impl ToolIndex {
     fn link(&mut self, slot: u32, a: Analyzed) {
         self.names.delta.push(slot);
         let mut terms = Vec::with_capacity(a.tf.len());
-        for (tok, tf) in a.tf {
-            let id = match self.vocab.get(tok.as_str()) {
+        for &(field, start, len, tf) in &a.tf {
+            let tok = a.token(field, start, len);
+            let id = match self.vocab.get(tok) {
                 Some(&id) => id,
                 None => {
                     let id = self.term_text.len() as u32;
-                    let boxed: Box<str> = tok.into_boxed_str();
+                    let boxed: Box<str> = Box::from(tok);
                     self.vocab.insert(boxed.clone(), id);
                     self.term_text.push(boxed);
                     self.postings.push(Vec::new());
