@@ -136,6 +136,7 @@ export async function executeTool(
   options: ExecuteToolOptions = {},
 ): Promise<ExecuteToolOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg('executeTool: input must be an object')
+  if (options === null || typeof options !== 'object') throw invalidArg('executeTool: options must be an object')
   const name = input.tool_name
   if (typeof name !== 'string') throw invalidArg(`executeTool: tool_name must be a string, got ${typeof name}`)
   const tools = context?.options?.tools
@@ -191,10 +192,12 @@ export async function executeTool(
         ? ((await canUseTool(tool, params, context, parentMessage)) as PermissionDecision | undefined)
         : { behavior: 'deny', message: 'this tool needs permission and no permission prompt is available' }
     }
-    if (decision?.behavior === 'deny') {
-      return refuse(target, 'denied', `Permission to use "${target}" was denied${decision.message ? `: ${decision.message}` : '.'}`)
+    // Fail closed: anything but an explicit allow (a deny, undefined, a malformed decision) refuses.
+    if (decision === null || typeof decision !== 'object' || decision.behavior !== 'allow') {
+      const why = typeof decision?.message === 'string' && decision.message ? `: ${decision.message}` : '.'
+      return refuse(target, 'denied', `Permission to use "${target}" was denied${why}`)
     }
-    if (decision?.updatedInput !== undefined) callInput = decision.updatedInput
+    if (decision.updatedInput !== undefined) callInput = decision.updatedInput
   }
 
   const result = await tool.call(callInput, context, canUseTool, parentMessage, onProgress)

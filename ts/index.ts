@@ -116,6 +116,16 @@ export interface RankedTool {
   tfidfScore?: number
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * The name as the native side sees it: lone UTF-16 surrogates become U+FFFD (N-API's UTF-8
+ * conversion). Two names equal under this key are one tool to the index.
+ */
+function nameKey(name: string): string {
+  return /[\uD800-\uDFFF]/.test(name) ? name.replace(LONE_SURROGATE, '\uFFFD') : name
+}
+
 interface Stored {
   name: string
   description: string
@@ -175,10 +185,14 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Build synchronously from plain entries (all are indexed; no deferral filter). */
   static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring' | 'tuning'>): ToolIndex {
-    if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
-    const scoring = checkScoring(options?.scoring)
-    const stored = entries.map(checkEntry)
-    return new ToolIndex(newState(stored, scoring, options?.tuning))
+    const { stored, scoring, tuning } = readingInput('the entries', () => {
+      if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
+      if (options !== undefined && options !== null && typeof options !== 'object') {
+        throw invalidArg(`options must be an object, got ${typeName(options)}`)
+      }
+      return { scoring: checkScoring(options?.scoring), tuning: options?.tuning, stored: entries.map(checkEntry) }
+    })
+    return new ToolIndex(newState(stored, scoring, tuning))
   }
 
   /** Number of tools. */
@@ -231,17 +245,27 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     if (typeof maxResults !== 'number') {
       throw new ToolIndexError('E_INVALID_LIMIT', `maxResults must be a number, got ${typeName(maxResults)}`)
     }
+    if (weights === null || typeof weights !== 'object') throw invalidArg(`weights must be an object, got ${typeName(weights)}`)
+    const { keyword, tfidf } = readingInput('weights', () => ({ keyword: weights.keyword, tfidf: weights.tfidf }))
+    // A missing weight keeps its default; a non-number is a wrong type; NaN/Infinity are E_INVALID_NUMBER.
+    for (const [k, v] of [['keyword', keyword], ['tfidf', tfidf]] as const) {
+      if (v !== undefined && typeof v !== 'number') throw invalidArg(`weights.${k} must be a number, got ${typeName(v)}`)
+    }
+    if (exactOutside !== undefined && typeof exactOutside !== 'string') {
+      throw invalidArg(`exactOutside must be a string, got ${typeName(exactOutside)}`)
+    }
     const s = this.#state
     const ranked = native(() =>
       s.native.toolSearchRank(query, maxResults, {
-        keywordWeight: weights.keyword,
-        tfidfWeight: weights.tfidf,
+        keywordWeight: keyword,
+        tfidfWeight: tfidf,
         minScore: displayMinScore(s.scoring),
         exactOutside,
       }),
     )
     return ranked.map((r) => ({
-      name: r.id === undefined || r.id === null ? r.name : (s.byId[r.id] as Stored).name,
+      // Names come from the caller's strings: ours by id, or the exactOutside argument.
+      name: r.id === undefined || r.id === null ? (exactOutside as string) : (s.byId[r.id] as Stored).name,
       score: r.score,
       keywordRank: r.keywordRank ?? undefined,
       tfidfScore: r.tfidfScore ?? undefined,
@@ -268,12 +292,18 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     if (typeof name !== 'string') throw invalidArg(`name must be a string, got ${typeName(name)}`)
     checkLength(query, LIMITS.queryLength, 'query')
-    return native(() => this.#state.native.explain(query, name)) ?? undefined
+    const e = native(() => this.#state.native.explain(query, name))
+    // The caller's own string (Rust sees lone surrogates as U+FFFD).
+    return e ? { ...e, name } : undefined
   }
 
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
   upsert(entries: readonly ToolEntryInput[]): void {
-    upsertStored(this.#state, entries.map(checkEntry))
+    const stored = readingInput('the entries', () => {
+      if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
+      return entries.map(checkEntry)
+    })
+    upsertStored(this.#state, stored)
   }
 
   /** Remove tools by name; returns how many were present. */
@@ -283,12 +313,12 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Whether a tool of this name is indexed. */
   has(name: string): boolean {
-    return this.#state.byName.has(name)
+    return this.#idOf(name) !== undefined
   }
 
   /** The entry of a tool by name. */
   get(name: string): ToolIndexEntry | undefined {
-    const id = this.#state.byName.get(name)
+    const id = this.#idOf(name)
     return id === undefined ? undefined : this.#materialize(id)
   }
 
@@ -314,26 +344,38 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 
   map<T>(fn: (entry: ToolIndexEntry, index: number) => T): T[] {
+    checkCallback(fn, 'map')
     return this.toArray().map(fn)
   }
 
   filter(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry[] {
+    checkCallback(fn, 'filter')
     return this.toArray().filter(fn)
   }
 
   find(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry | undefined {
+    checkCallback(fn, 'find')
     let i = 0
     for (const e of this) if (fn(e, i++)) return e
     return undefined
   }
 
   some(fn: (entry: ToolIndexEntry, index: number) => unknown): boolean {
+    checkCallback(fn, 'some')
     return this.find(fn) !== undefined
   }
 
   forEach(fn: (entry: ToolIndexEntry, index: number) => void): void {
+    checkCallback(fn, 'forEach')
     let i = 0
     for (const e of this) fn(e, i++)
+  }
+
+  /** The id of the tool with exactly this name (the caller's string, surrogates and all). */
+  #idOf(name: string): number | undefined {
+    if (typeof name !== 'string') return undefined
+    const id = this.#state.byName.get(nameKey(name))
+    return id !== undefined && this.#state.byId[id]?.name === name ? id : undefined
   }
 
   #ids(): number[] {
@@ -375,7 +417,7 @@ function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): State {
       ),
   )
   const byName = new Map<string, number>()
-  stored.forEach((e, i) => byName.set(e.name, i))
+  stored.forEach((e, i) => byName.set(nameKey(e.name), i))
   return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring }
 }
 
@@ -384,31 +426,33 @@ function upsertStored(s: State, stored: Stored[]): void {
   const ids = native(() => s.native.upsert(stored.map((e) => toNative(e, s.scoring))))
   ids.forEach((id, i) => {
     s.byId[id] = stored[i]
-    s.byName.set(stored[i].name, id)
+    s.byName.set(nameKey(stored[i].name), id)
   })
 }
 
 function removeNames(s: State, names: string[]): number {
   const removed = native(() => s.native.remove(names))
   for (const n of names) {
-    const id = s.byName.get(n)
+    const key = nameKey(n)
+    const id = s.byName.get(key)
     if (id !== undefined) {
       s.byId[id] = undefined
-      s.byName.delete(n)
+      s.byName.delete(key)
     }
   }
   if (s.native.generation !== s.generation) {
-    // Removals renumbered the ids: rebuild the id map from the native order.
-    const byName = new Map<string, Stored>()
-    for (const e of s.byId) if (e) byName.set(e.name, e)
+    // Removals renumbered the ids: rebuild the id map from the native order (native names
+    // are the well-formed forms, which are our keys).
+    const byKey = new Map<string, Stored>()
+    for (const e of s.byId) if (e) byKey.set(nameKey(e.name), e)
     const ids = s.native.ids()
     const names2 = s.native.names()
     s.byId = []
     s.byName = new Map()
     ids.forEach((id, i) => {
-      const e = byName.get(names2[i]) as Stored
+      const e = byKey.get(names2[i]) as Stored
       s.byId[id] = e
-      s.byName.set(e.name, id)
+      s.byName.set(names2[i], id)
     })
     s.generation = s.native.generation
   }
@@ -579,9 +623,9 @@ export function clearToolIndexCache(): void {
 
 async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
   const plan = planBuild(tools, options)
-  const wanted = new Set(plan.indexable.map((i) => plan.names[i]))
+  const wanted = new Set(plan.indexable.map((i) => nameKey(plan.names[i])))
   const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
-  const added = plan.indexable.filter((i) => !s.byName.has(plan.names[i]))
+  const added = plan.indexable.filter((i) => !s.byName.has(nameKey(plan.names[i])))
   const stored = await collect(added, tools, options)
   if (removed.length) removeNames(s, removed)
   upsertStored(s, stored)
@@ -598,6 +642,14 @@ interface Plan {
 }
 
 function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
+  const { names, alwaysLoad, scoring, core, exclude, force } = readingInput('the tools and options', () => readPlanInput(tools, options))
+  const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
+  const indexable: number[] = []
+  keep.forEach((k, i) => k && indexable.push(i))
+  return { names, indexable, scoring }
+}
+
+function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
   if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
   if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
   const scoring = checkScoring(options.scoring)
@@ -614,16 +666,13 @@ function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
   const core = options.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
   const exclude = [...envList('TOOL_SEARCH_EXCLUDE'), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
   const force = [...envList('TOOL_SEARCH_INCLUDE_FORCE'), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
-  const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
-  const indexable: number[] = []
-  keep.forEach((k, i) => k && indexable.push(i))
-  return { names, indexable, scoring }
+  return { names, alwaysLoad, scoring, core, exclude, force }
 }
 
 async function collect(indices: number[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
-  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
-  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout < 0) {
-    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number >= 0, got ${String(timeout)}`)
+  const timeout = readingInput('options.promptTimeoutMs', () => options.promptTimeoutMs) ?? DEFAULT_PROMPT_TIMEOUT_MS
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a finite number >= 0 (0 = no limit), got ${String(timeout)}`)
   }
   const context = options.promptContext ?? defaultPromptContext(tools)
   const descriptions = await Promise.all(indices.map((i) => describe(tools[i], context, timeout)))
@@ -669,7 +718,7 @@ async function describe(tool: ToolLike, context: unknown, timeoutMs: number): Pr
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  if (ms === 0 || ms === Infinity) return p
+  if (ms === 0) return p
   return new Promise<T | undefined>((resolve, reject) => {
     const timer = setTimeout(() => resolve(undefined), ms)
     p.then(
@@ -741,6 +790,23 @@ function checkScoring(scoring: unknown, fallback: Scoring = 'compat'): Scoring {
   throw new ToolIndexError('E_INVALID_SCORING', `unknown scoring mode ${JSON.stringify(scoring)}; expected 'compat' or 'enhanced'`)
 }
 
+/**
+ * Run the part of a call that reads the caller's input: any error that is not already a
+ * `ToolIndexError` (a throwing getter or Proxy trap, a non-iterable) becomes `E_INVALID_ARG`.
+ */
+export function readingInput<T>(what: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof ToolIndexError) throw err
+    throw new ToolIndexError('E_INVALID_ARG', `reading ${what} threw: ${String((err as Error)?.message ?? err)}`, { cause: err })
+  }
+}
+
+function checkCallback(fn: unknown, what: string): void {
+  if (typeof fn !== 'function') throw invalidArg(`${what}: the callback must be a function, got ${typeName(fn)}`)
+}
+
 /** Read a property, turning a throwing getter into `E_INVALID_ARG`. */
 function readField(obj: object, key: string, i: number): any {
   try {
@@ -750,7 +816,7 @@ function readField(obj: object, key: string, i: number): any {
   }
 }
 
-function stringList(v: Iterable<string>, what: string): string[] {
+export function stringList(v: Iterable<string>, what: string): string[] {
   if (v === null || typeof v !== 'object' || typeof (v as Iterable<string>)[Symbol.iterator] !== 'function' || typeof v === 'string') {
     throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
   }
@@ -785,16 +851,16 @@ export function displayMinScore(scoring: Scoring = 'compat'): number {
 
 function optionsKeyOf(o: BuildOptions): string {
   if (o === null || typeof o !== 'object') throw invalidArg(`options must be an object, got ${typeName(o)}`)
-  const list = (v: Iterable<string> | undefined) => (v === undefined ? null : [...v])
-  return JSON.stringify([
-    list(o.coreTools),
+  const list = (v: Iterable<string> | undefined, what: string) => (v === undefined ? null : stringList(v, what))
+  return readingInput('the options', () => JSON.stringify([
+    list(o.coreTools, 'coreTools'),
     o.scoring ?? 'compat',
-    list(o.exclude),
-    list(o.includeForce),
+    list(o.exclude, 'exclude'),
+    list(o.includeForce, 'includeForce'),
     o.promptTimeoutMs ?? null,
     process.env.TOOL_SEARCH_EXCLUDE ?? '',
     process.env.TOOL_SEARCH_INCLUDE_FORCE ?? '',
-  ])
+  ]))
 }
 
 function typeName(v: unknown): string {

@@ -3,7 +3,7 @@
  * call, over the deferred tools of the host's tool list.
  */
 import { ToolIndexError, invalidArg } from './errors'
-import { CORE_TOOLS, ToolIndex, ToolIndexCache } from './index'
+import { CORE_TOOLS, LIMITS, ToolIndex, ToolIndexCache, readingInput, stringList } from './index'
 import { inputSchemaOf } from './schema'
 import type { BuildOptions, Scoring, ToolLike } from './types'
 
@@ -83,16 +83,26 @@ function findByName(tools: readonly ToolLike[], name: string): ToolLike | undefi
 export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
   if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
-  const query = input.query
+  const { query, max, tools, coreList, session } = readingInput('the ToolSearch input', () => ({
+    query: input.query,
+    max: input.max_results ?? DEFAULT_MAX_RESULTS,
+    tools: ctx.tools,
+    coreList: ctx.coreTools === undefined ? undefined : stringList(ctx.coreTools, 'ctx.coreTools'),
+    session: ctx.session,
+  }))
   if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
-  const max = input.max_results ?? DEFAULT_MAX_RESULTS
+  if (query.length > LIMITS.queryLength) {
+    throw new ToolIndexError('E_TOO_LARGE', `query is ${query.length} characters; the limit is ${LIMITS.queryLength}`)
+  }
   if (typeof max !== 'number' || Number.isNaN(max) || max < 0) {
     throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
   }
   const maxResults = Math.trunc(max)
-  const tools = ctx.tools
   if (!Array.isArray(tools)) throw invalidArg('toolSearch: ctx.tools must be an array of tools')
-  const coreOpt = ctx.coreTools === undefined ? undefined : { coreTools: [...ctx.coreTools] }
+  if (session !== undefined && !(session instanceof ToolSearchSession)) {
+    throw invalidArg('toolSearch: ctx.session must be a ToolSearchSession')
+  }
+  const coreOpt = coreList === undefined ? undefined : { coreTools: coreList }
   // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
   const core: ReadonlySet<string> = coreOpt ? new Set(coreOpt.coreTools) : CORE_TOOLS
   const isDeferred = (t: ToolLike) => t?.alwaysLoad !== true && !core.has(t?.name)
@@ -118,7 +128,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const base = { query, total_deferred_tools: deferredCount }
   const finish = (out: ToolSearchOutput): ToolSearchOutput => {
     if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
-    ctx.session?.record(out.matches)
+    session?.record(out.matches)
     return out
   }
 
@@ -183,6 +193,10 @@ export function formatToolSearchResult(
   toolUseId: string,
   options: { supportsToolReference: boolean; tools?: readonly ToolLike[]; executeToolName?: string },
 ): ToolResultBlock {
+  if (output === null || typeof output !== 'object' || !Array.isArray(output.matches)) {
+    throw invalidArg('formatToolSearchResult: output must be a toolSearch output ({ matches: string[], ... })')
+  }
+  if (options === null || typeof options !== 'object') throw invalidArg('formatToolSearchResult: options must be an object')
   const block = (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', tool_use_id: toolUseId, content })
   if (output.matches.length === 0) {
     let text = 'No matching deferred tools found'

@@ -70,7 +70,7 @@ export interface BuildOptions {
   exclude?: Iterable<string>
   /** Index these even if core or `alwaysLoad` (added to env `TOOL_SEARCH_INCLUDE_FORCE`). */
   includeForce?: Iterable<string>
-  /** A `prompt()` that has not settled after this many ms counts as `""`. Default 5000; 0 = no limit. */
+  /** A `prompt()` that has not settled after this many ms counts as `""`. Default 5000; 0 = no limit; must be finite. */
   promptTimeoutMs?: number
   /** The context handed to each tool's `prompt()`; a minimal ccb-shaped one by default. */
   promptContext?: unknown

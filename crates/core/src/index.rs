@@ -645,11 +645,7 @@ impl ToolIndex {
         }
         let lower = js_lower(query);
         // Distinct query tokens with counts, first-seen order.
-        let mut qterms: Vec<(&str, u32)> = Vec::new();
-        tokenize_and_stem_into(&lower, |t| match qterms.iter_mut().find(|(q, _)| *q == t) {
-            Some(e) => e.1 += 1,
-            None => qterms.push((t, 1)),
-        });
+        let qterms = crate::tokenize::distinct_stemmed(&lower);
         if qterms.is_empty() {
             return Vec::new();
         }
@@ -936,11 +932,7 @@ impl ToolIndex {
         let slot = self.slot_of(name)?;
         let doc = self.doc(slot)?;
         let lower = js_lower(query);
-        let mut qterms: Vec<(&str, u32)> = Vec::new();
-        tokenize_and_stem_into(&lower, |t| match qterms.iter_mut().find(|(q, _)| *q == t) {
-            Some(e) => e.1 += 1,
-            None => qterms.push((t, 1)),
-        });
+        let qterms = crate::tokenize::distinct_stemmed(&lower);
         let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
         let qw: Vec<(&str, f64)> = qterms
             .iter()

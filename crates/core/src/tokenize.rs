@@ -149,6 +149,21 @@ pub fn tokenize_and_stem(text: &str) -> Vec<String> {
     out
 }
 
+/// Distinct stemmed tokens of already-lowercased text with their counts, first-seen order.
+/// (A hash map finds repeats, so a query of many distinct words stays linear.)
+pub fn distinct_stemmed(lower: &str) -> Vec<(&str, u32)> {
+    let mut out: Vec<(&str, u32)> = Vec::new();
+    let mut pos: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    tokenize_and_stem_into(lower, |t| match pos.get(t) {
+        Some(&i) => out[i].1 += 1,
+        None => {
+            pos.insert(t, out.len());
+            out.push((t, 1));
+        }
+    });
+    out
+}
+
 /// Stream the stemmed tokens of already-lowercased text without allocating a vector.
 pub fn tokenize_and_stem_into<'a>(lower: &'a str, mut emit: impl FnMut(&'a str)) {
     scan(lower, |p| match p {

@@ -517,22 +517,23 @@ impl EnhancedIndex {
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
         let mut q = ParsedQuery::default();
-        let mut seen: FxHashSet<String> = FxHashSet::default();
+        // Term → its position in `q.terms` (a map, so many distinct words stay linear).
+        let mut seen: FxHashMap<String, usize> = FxHashMap::default();
         let mut add =
             |q: &mut ParsedQuery, term: String, weight: f64, origin: String, required: bool| {
-                if let Some(existing) = q.terms.iter_mut().find(|t| t.term == term) {
+                if let Some(&i) = seen.get(&term) {
+                    let existing = &mut q.terms[i];
                     existing.required |= required;
                     existing.weight = existing.weight.max(weight);
                     return;
                 }
-                if seen.insert(term.clone()) {
-                    q.terms.push(QueryTerm {
-                        term,
-                        weight,
-                        origin,
-                        required,
-                    });
-                }
+                seen.insert(term.clone(), q.terms.len());
+                q.terms.push(QueryTerm {
+                    term,
+                    weight,
+                    origin,
+                    required,
+                });
             };
         let mut free_text = String::new();
         for raw in query.split_whitespace() {
@@ -576,6 +577,8 @@ impl EnhancedIndex {
         for t in self.analyzer.query_tokens(&free_text) {
             add(&mut q, t, 1.0, "query".into(), false);
         }
+        q.servers.sort_unstable();
+        q.servers.dedup();
         if query.chars().any(is_cjk) {
             for en in lexicon::expand(query) {
                 let t = self.analyzer.stem_word(en);
@@ -618,10 +621,19 @@ impl EnhancedIndex {
         q
     }
 
+    /// Whether a term is in some tool's name or server field now (the deletion map may hold
+    /// terms that no longer are, after removals: they are skipped here, so corrections depend
+    /// only on the current tools, not on the index's history).
+    fn is_name_term(&self, id: u32) -> bool {
+        self.postings[id as usize]
+            .iter()
+            .any(|(_, tf)| tf[0] > 0 || tf[1] > 0)
+    }
+
     fn corrections(&self, word: &str) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut push = |id: u32| {
-            if !self.postings[id as usize].is_empty() {
+            if self.is_name_term(id) {
                 let t = self.term_text[id as usize].to_string();
                 if t != word && !out.contains(&t) {
                     out.push(t);
@@ -633,14 +645,14 @@ impl EnhancedIndex {
         }
         for d in deletions(word) {
             if let Some(&id) = self.vocab.get(d.as_str()) {
-                if self.name_terms.contains(&id) {
-                    push(id);
-                }
+                push(id);
             }
             if let Some(ids) = self.deletes.get(d.as_str()) {
                 ids.iter().for_each(|&i| push(i));
             }
         }
+        // A fixed order (not the order terms entered the vocabulary) before keeping three.
+        out.sort_unstable();
         out.truncate(3);
         out
     }
