@@ -519,7 +519,7 @@ impl ToolIndex {
                 d.norm = sum.sqrt();
             }
         };
-        if self.docs.len() >= self.opts.parallel_threshold * 8 {
+        if self.docs.len() >= self.opts.parallel_threshold.saturating_mul(8) {
             self.docs.par_iter_mut().for_each(norm_of);
         } else {
             self.docs.iter_mut().for_each(norm_of);

@@ -549,7 +549,7 @@ impl EnhancedIndex {
                 continue;
             }
             let key = name_key(body);
-            if required && self.servers.contains_key(&compact(&key)) {
+            if required && !compact(&key).is_empty() && self.servers.contains_key(&compact(&key)) {
                 q.servers.push(compact(&key));
                 continue;
             }
