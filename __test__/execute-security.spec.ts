@@ -1,0 +1,323 @@
+/**
+ * ExecuteTool never runs what it must not. Every refusal leaves the target's `call` uncalled
+ * (a spy) and `Object.prototype` unpolluted: a denying permission check, a disabled tool,
+ * schema-invalid params, an unknown or prototype-key tool name, params carrying `__proto__`
+ * (own keys, built with JSON.parse) or `constructor.prototype`; `requireDiscovered` refuses
+ * a deferred tool that ToolSearch has not returned in this session, and allows it after.
+ */
+import { afterEach, beforeEach, describe, expect, mock, test } from 'bun:test'
+import { z } from 'zod'
+import { ToolSearchSession, executeTool, toolSearch, type ExecuteToolOutput, type ToolLike } from '../dist/index.js'
+
+const SCHEMA = {
+  type: 'object',
+  properties: { title: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0 } },
+  required: ['title'],
+  additionalProperties: false,
+}
+
+type Spy = ReturnType<typeof mock>
+interface TestTool extends ToolLike {
+  call: Spy
+  [k: string]: unknown
+}
+
+/** A deferred MCP-style tool whose `call` is a spy. */
+function target(name = 'mcp__github__create_issue', extra: Record<string, unknown> = {}): TestTool {
+  return {
+    name,
+    prompt: async () => 'Create a new issue in a GitHub repository',
+    inputJSONSchema: SCHEMA,
+    checkPermissions: async (input: unknown) => ({ behavior: 'allow', updatedInput: input }),
+    call: mock(async (input: unknown) => ({ data: { ran: true, input } })),
+    ...extra,
+  } as TestTool
+}
+
+const ctx = (...tools: ToolLike[]) => ({ options: { tools } })
+const allow = mock(async () => ({ behavior: 'allow' }))
+const deny = mock(async () => ({ behavior: 'deny', message: 'user said no' }))
+
+const PROTO_KEYS = Object.getOwnPropertyNames(Object.prototype)
+function prototypeIsClean(): void {
+  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual([...PROTO_KEYS].sort())
+  const probe = {} as Record<string, unknown>
+  for (const k of ['polluted', 'isAdmin', 'ran', 'title', 'shell']) expect(probe[k]).toBeUndefined()
+  expect(Object.prototype.toString.call([])).toBe('[object Array]')
+  expect(typeof ({} as any).constructor.prototype.hasOwnProperty).toBe('function')
+}
+
+beforeEach(() => {
+  allow.mockClear()
+  deny.mockClear()
+})
+afterEach(prototypeIsClean)
+
+async function refused(p: Promise<ExecuteToolOutput>, reason: string, ...spies: TestTool[]): Promise<ExecuteToolOutput> {
+  const out = await p
+  expect(out.refused as string | undefined).toBe(reason)
+  expect(out.result).toBeNull()
+  for (const t of spies) expect(t.call).not.toHaveBeenCalled()
+  return out
+}
+
+describe('permission checks', () => {
+  test('checkPermissions → deny: not called', async () => {
+    const t = target('mcp__x__danger', { checkPermissions: async () => ({ behavior: 'deny', message: 'policy' }) })
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'denied', t)
+    expect(out.message).toContain('policy')
+    expect(allow).not.toHaveBeenCalled()
+  })
+
+  test('checkPermissions → ask, canUseTool → deny: not called', async () => {
+    const t = target('mcp__x__ask', { checkPermissions: async () => ({ behavior: 'ask', message: 'sure?' }) })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
+    expect(deny).toHaveBeenCalledTimes(1)
+  })
+
+  test('checkPermissions → ask with no canUseTool: denied', async () => {
+    const t = target('mcp__x__ask', { checkPermissions: async () => ({ behavior: 'ask', message: 'sure?' }) })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t)), 'denied', t)
+  })
+
+  test('checkPermissions → passthrough, canUseTool → deny: not called', async () => {
+    const t = target('mcp__x__pass', { checkPermissions: async () => ({ behavior: 'passthrough', message: 'host decides' }) })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
+  })
+
+  test('checkPermissions throws: the error propagates, not called', async () => {
+    const t = target('mcp__x__boom', { checkPermissions: async () => { throw new Error('permission backend down') } })
+    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow)).rejects.toThrow('permission backend down')
+    expect(t.call).not.toHaveBeenCalled()
+  })
+
+  test('canUseTool throws: the error propagates, not called', async () => {
+    const t = target('mcp__x__ask', { checkPermissions: async () => ({ behavior: 'ask', message: 'sure?' }) })
+    const broken = mock(async () => { throw new Error('prompt crashed') })
+    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), broken)).rejects.toThrow('prompt crashed')
+    expect(t.call).not.toHaveBeenCalled()
+  })
+
+  test('allow runs the target once, with the validated params (control case)', async () => {
+    const t = target()
+    const out = await executeTool({ tool_name: t.name, params: { title: 'Bug' } }, ctx(t), allow)
+    expect(out.refused).toBeUndefined()
+    expect(t.call).toHaveBeenCalledTimes(1)
+    expect(t.call.mock.calls[0][0]).toEqual({ title: 'Bug' })
+  })
+
+  // Regression (found by this suite, fixed in 50e7b00 / b72ea0a; ts/executeTool.ts, permission step): only an explicit `{ behavior: 'deny' }` blocks.
+  // After `ask`/`passthrough`, a canUseTool that resolves to undefined, a bare string 'deny',
+  // `{}` or an unknown behavior lets the call run (fail-open). Expected: anything but an
+  // explicit `{ behavior: 'allow' }` refuses with 'denied'.
+  test('ask/passthrough + a malformed canUseTool decision (undefined, "deny", {}, { behavior: "DENY" }) does not run the target [regression: fail-open permission decision]', async () => {
+    for (const decision of [undefined, 'deny', {}, { behavior: 'DENY' }, { behavior: 'maybe' }, null]) {
+      const t = target('mcp__x__ask', { checkPermissions: async () => ({ behavior: 'ask', message: 'sure?' }) })
+      await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), async () => decision), 'denied', t)
+    }
+  })
+})
+
+describe('disabled tools', () => {
+  test('isEnabled() → false: not called', async () => {
+    const t = target('mcp__x__off', { isEnabled: () => false })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'disabled', t)
+  })
+
+  test('async isEnabled() → false: not called', async () => {
+    const t = target('mcp__x__off', { isEnabled: async () => false })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'disabled', t)
+  })
+
+  test('isEnabled() throws: the error propagates, not called', async () => {
+    const t = target('mcp__x__off', { isEnabled: () => { throw new Error('cannot tell') } })
+    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow)).rejects.toThrow('cannot tell')
+    expect(t.call).not.toHaveBeenCalled()
+  })
+
+  test('a disabled tool reached through an alias: not called', async () => {
+    const t = target('mcp__x__off', { isEnabled: () => false, aliases: ['OffAlias'] })
+    await refused(executeTool({ tool_name: 'OffAlias', params: { title: 'x' } }, ctx(t), allow), 'disabled', t)
+  })
+})
+
+describe('schema-invalid params', () => {
+  const bad: [string, unknown][] = [
+    ['missing required', {}],
+    ['wrong type', { title: 42 }],
+    ['empty string below minLength', { title: '' }],
+    ['negative integer', { title: 'x', count: -1 }],
+    ['fractional integer', { title: 'x', count: 1.5 }],
+    ['extra property', { title: 'x', shell: 'rm -rf /' }],
+    ['an array', ['title']],
+    ['a string', 'title'],
+    ['a number', 7],
+    ['null (becomes {}, missing title)', null],
+  ]
+  for (const [label, params] of bad) {
+    test(`${label}: invalid_params, not called`, async () => {
+      const t = target()
+      const checkPermissions = mock(async () => ({ behavior: 'allow' }))
+      t.checkPermissions = checkPermissions
+      await refused(executeTool({ tool_name: t.name, params }, ctx(t), allow), 'invalid_params', t)
+      expect(checkPermissions).not.toHaveBeenCalled()
+    })
+  }
+
+  test('a zod inputSchema is enforced', async () => {
+    const t = target('ZodTool', { inputJSONSchema: undefined, inputSchema: z.object({ path: z.string(), depth: z.number().int().max(3) }) })
+    await refused(executeTool({ tool_name: t.name, params: { path: '/', depth: 99 } }, ctx(t), allow), 'invalid_params', t)
+    await refused(executeTool({ tool_name: t.name, params: { depth: 1 } }, ctx(t), allow), 'invalid_params', t)
+  })
+
+  test('draft 2020-12 and 2019-09 schemas are enforced', async () => {
+    for (const $schema of ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2019-09/schema']) {
+      const t = target('mcp__x__drafted', { inputJSONSchema: { $schema, ...SCHEMA } })
+      await refused(executeTool({ tool_name: t.name, params: { title: 1 } }, ctx(t), allow), 'invalid_params', t)
+    }
+  })
+
+  test('a schema that cannot compile refuses rather than runs', async () => {
+    const t = target('mcp__x__broken', { inputJSONSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } })
+    await refused(executeTool({ tool_name: t.name, params: { a: 1 } }, ctx(t), allow), 'invalid_params', t)
+  })
+
+  test("the tool's own validateInput → result false: not called", async () => {
+    const t = target('mcp__x__picky', { validateInput: async () => ({ result: false, message: 'title must be a ticket id' }) })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'invalid_params', t)
+  })
+
+  test('validation never mutates the params (no defaults or coercion applied)', async () => {
+    const t = target('mcp__x__defaults', { inputJSONSchema: { type: 'object', properties: { n: { type: 'integer', default: 5 } } } })
+    const params = { n: '7' }
+    await refused(executeTool({ tool_name: t.name, params }, ctx(t), allow), 'invalid_params', t)
+    expect(params).toEqual({ n: '7' })
+  })
+})
+
+describe('unknown and prototype-key tool names', () => {
+  const names = ['NoSuchTool', '__proto__', 'toString', 'constructor', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf', 'prototype', 'mcp__github__create_issue ']
+  for (const name of names) {
+    test(`${JSON.stringify(name)}: not_found, nothing called`, async () => {
+      const a = target()
+      const b = target('CronCreate', { inputJSONSchema: undefined })
+      const out = await refused(executeTool({ tool_name: name, params: { title: 'x' } }, ctx(a, b), allow), 'not_found', a, b)
+      expect(Array.isArray(out.suggestions)).toBe(true)
+      expect(allow).not.toHaveBeenCalled()
+    })
+  }
+
+  test('a tool list with no tools, and a tool whose call is not a function: not_found', async () => {
+    await refused(executeTool({ tool_name: 'anything', params: {} }, ctx()), 'not_found')
+    const t = { name: 'Broken', prompt: async () => 'x', call: 'rm -rf /' } as unknown as ToolLike
+    await refused(executeTool({ tool_name: 'Broken', params: {} }, ctx(t)), 'not_found')
+  })
+
+  test('aliases are not looked up on the prototype (aliases: "__proto__" string, tool named toString absent)', async () => {
+    const t = target('mcp__x__aliased', { aliases: ['realAlias'] })
+    await refused(executeTool({ tool_name: 'length', params: { title: 'x' } }, ctx(t), allow), 'not_found', t)
+    await refused(executeTool({ tool_name: 'includes', params: { title: 'x' } }, ctx(t), allow), 'not_found', t)
+  })
+})
+
+describe('params carrying __proto__ / constructor.prototype', () => {
+  const payloads: [string, string][] = [
+    ['own __proto__', '{"title":"x","__proto__":{"polluted":true,"isAdmin":true}}'],
+    ['nested __proto__', '{"title":"x","meta":{"__proto__":{"polluted":true}}}'],
+    ['__proto__ in an array', '{"title":"x","list":[{"__proto__":{"polluted":true}}]}'],
+    ['constructor.prototype', '{"title":"x","constructor":{"prototype":{"polluted":true}}}'],
+    ['nested constructor.prototype', '{"title":"x","a":{"b":{"constructor":{"prototype":{"isAdmin":true}}}}}'],
+    ['prototype key', '{"title":"x","prototype":{"polluted":true}}'],
+  ]
+  for (const [label, json] of payloads) {
+    test(`${label}: invalid_params, not called, nothing polluted`, async () => {
+      const params = JSON.parse(json)
+      // With a permissive schema, and with no schema at all: the key check comes first.
+      const loose = target('mcp__x__loose', { inputJSONSchema: { type: 'object' } })
+      const none = target('mcp__x__none', { inputJSONSchema: undefined })
+      await refused(executeTool({ tool_name: loose.name, params }, ctx(loose, none), allow), 'invalid_params', loose)
+      await refused(executeTool({ tool_name: none.name, params }, ctx(loose, none), allow), 'invalid_params', none)
+      expect(allow).not.toHaveBeenCalled()
+      prototypeIsClean()
+    })
+  }
+
+  test('input itself with an own __proto__ key does not change the looked-up tool', async () => {
+    const t = target()
+    const input = JSON.parse('{"tool_name":"mcp__github__create_issue","params":{"title":"x"},"__proto__":{"tool_name":"Other"}}')
+    const out = await executeTool(input, ctx(t), allow)
+    expect(out.tool_name).toBe('mcp__github__create_issue')
+    expect(t.call).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('requireDiscovered', () => {
+  test('refuses a deferred tool ToolSearch has not returned in this session, allows it after', async () => {
+    const t = target()
+    const other = target('mcp__slack__send_message', { prompt: async () => 'Send a message to a Slack channel' })
+    const tools = [t, other]
+    const session = new ToolSearchSession()
+    const opts = { requireDiscovered: true, session }
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(...tools), allow, undefined, undefined, opts), 'not_discovered', t)
+
+    // A search that returns other tools does not discover it.
+    const s1 = await toolSearch({ query: 'send a slack message', max_results: 1 }, { tools, session })
+    expect(s1.matches).not.toContain(t.name)
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(...tools), allow, undefined, undefined, opts), 'not_discovered', t)
+
+    // Once ToolSearch returns it, it may run.
+    const s2 = await toolSearch({ query: 'create a github issue' }, { tools, session })
+    expect(s2.matches).toContain(t.name)
+    const out = await executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(...tools), allow, undefined, undefined, opts)
+    expect(out.refused).toBeUndefined()
+    expect(t.call).toHaveBeenCalledTimes(1)
+  })
+
+  test('select: and discover: discover; another session does not count', async () => {
+    const t = target()
+    const other = target('mcp__slack__send_message', { prompt: async () => 'Send a message to a Slack channel' })
+    const tools = [t, other]
+    const mine = new ToolSearchSession()
+    const theirs = new ToolSearchSession()
+    await toolSearch({ query: `select:${t.name}` }, { tools, session: theirs })
+    expect(theirs.discovered.has(t.name)).toBe(true)
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(...tools), allow, undefined, undefined, { requireDiscovered: true, session: mine }), 'not_discovered', t)
+    const d = await toolSearch({ query: 'discover:create a github issue' }, { tools, session: mine })
+    expect(d.matches).toContain(t.name)
+    const out = await executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(...tools), allow, undefined, undefined, { requireDiscovered: true, session: mine })
+    expect(out.refused).toBeUndefined()
+    expect(t.call).toHaveBeenCalledTimes(1)
+  })
+
+  test('without a session, every deferred tool is refused', async () => {
+    const t = target()
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true }), 'not_discovered', t)
+  })
+
+  test('calling through an alias needs the tool itself discovered', async () => {
+    const t = target('mcp__github__create_issue', { aliases: ['NewIssue'] })
+    const session = new ToolSearchSession()
+    session.record(['NewIssue'])
+    await refused(executeTool({ tool_name: 'NewIssue', params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, session }), 'not_discovered', t)
+  })
+
+  test('core and alwaysLoad tools are not deferred, so they need no discovery', async () => {
+    const core = target('Read', { inputJSONSchema: undefined })
+    const always = target('mcp__x__always', { alwaysLoad: true })
+    const session = new ToolSearchSession()
+    await executeTool({ tool_name: 'Read', params: {} }, ctx(core, always), allow, undefined, undefined, { requireDiscovered: true, session })
+    await executeTool({ tool_name: always.name, params: { title: 'x' } }, ctx(core, always), allow, undefined, undefined, { requireDiscovered: true, session })
+    expect(core.call).toHaveBeenCalledTimes(1)
+    expect(always.call).toHaveBeenCalledTimes(1)
+  })
+
+  test('with coreTools: [] even a ccb core name is deferred and must be discovered', async () => {
+    const core = target('Read', { inputJSONSchema: undefined })
+    await refused(executeTool({ tool_name: 'Read', params: {} }, ctx(core), allow, undefined, undefined, { requireDiscovered: true, session: new ToolSearchSession(), coreTools: [] }), 'not_discovered', core)
+  })
+
+  test('discovery is checked before params: an undiscovered tool with bad params is refused as not_discovered', async () => {
+    const t = target()
+    await refused(executeTool({ tool_name: t.name, params: JSON.parse('{"__proto__":{"polluted":1}}') }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, session: new ToolSearchSession() }), 'not_discovered', t)
+  })
+})
