@@ -664,7 +664,8 @@ fn long_queries_of_distinct_words_scale_linearly() {
         t.elapsed().as_secs_f64()
     };
     let (small, big) = (query(5_000), query(40_000));
-    let checks: [(&str, &dyn Fn(&str)); 3] = [
+    type Check<'a> = (&'a str, &'a dyn Fn(&str));
+    let checks: [Check; 3] = [
         ("compat search", &|q| drop(c.search(q, 5, 0.1))),
         ("keyword search", &|q| drop(keyword_search(&c, q, 5))),
         ("enhanced search", &|q| drop(e.search(q, 5, 0.0))),
