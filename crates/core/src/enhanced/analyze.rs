@@ -15,20 +15,11 @@ use unicode_segmentation::UnicodeSegmentation;
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
 pub const MAX_TOKEN_LEN: usize = 64;
 
-/// English stop words dropped by the enhanced pipeline (the compat list plus a few more that
-/// carry no tool meaning).
-const STOP: &[&str] = &[
-    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had",
-    "do", "does", "did", "will", "would", "could", "should", "may", "might", "shall", "can",
-    "need", "dare", "ought", "used", "to", "of", "in", "for", "on", "with", "at", "by", "from",
-    "as", "into", "through", "during", "before", "after", "above", "below", "between", "out",
-    "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where",
-    "why", "how", "all", "each", "every", "both", "few", "more", "most", "other", "some", "such",
-    "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "just", "because",
-    "but", "and", "or", "if", "while", "this", "that", "these", "those", "it", "its", "i", "me",
-    "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "they", "them", "their",
-    "what", "which", "who", "whom", "use", "using", "please", "want", "like", "also", "any", "via",
-    "e.g", "etc", "about", "let", "get's", "i'd", "i'm", "can't", "don't",
+/// Stop words the enhanced pipeline drops besides the compat list
+/// ([`crate::tokenize::STOP_WORDS`]): a few more that carry no tool meaning.
+const EXTRA_STOP: &[&str] = &[
+    "please", "want", "like", "also", "any", "via", "e.g", "etc", "about", "let", "get's", "i'd",
+    "i'm", "can't", "don't",
 ];
 
 /// Conversational words that carry no tool meaning in a request ("can you help me ..."),
@@ -70,14 +61,9 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
-/// Is this (lowercased) word a stop word? (One hash look-up.)
+/// Is this (lowercased) word a stop word: the compat list or [`EXTRA_STOP`]?
 pub fn is_stop(word: &str) -> bool {
-    static SET: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
-        std::sync::OnceLock::new();
-    word.len() <= 7
-        && SET
-            .get_or_init(|| STOP.iter().copied().collect())
-            .contains(word)
+    crate::tokenize::is_stop_word(word) || (word.len() <= 7 && EXTRA_STOP.contains(&word))
 }
 
 /// A CJK character that the pipeline turns into bigrams: Han ideographs and kana.
