@@ -9,30 +9,153 @@ use tool_index_core::ToolDoc;
 /// Words that make collisions, stems, typos (one edit apart), stop words, CJK, astral
 /// characters and case-mapping edge cases likely.
 pub const WORDS: &[&str] = &[
-    "create", "creates", "created", "creation", "issue", "issues", "tissue", "send", "message",
-    "massage", "slack", "schedule", "shedule", "cron", "prompt", "file", "files", "list",
-    "listing", "search", "research", "github", "gitlab", "repository", "channel", "pdf",
-    "parse", "parser", "image", "imagine", "database", "the", "a", "of", "and", "use", "using",
-    "tool", "tools", "ls", "run", "running", "mongo", "http", "server", "baker", "caker",
-    "laker", "maker", "issue_tracker", "send-message", "CronCreate", "MongoDBDatabase",
-    "HTTPServer", "mcp__github__create_issue", "mcp__", "__", "_", "-", "+", "+slack",
-    "server:github", "select:", "discover:", "c++", "$10", "résumé", "解析", "文件", "发送",
-    "消息", "定时", "任务", "合并请求", "東京", "タワー", "한국어", "😀", "𠀀𠀁", "Σίσυφος", "ΣΑΣ",
-    "İstanbul", "straße", "ǅemal", "\u{FFFD}", "\u{0}", "\u{85}", "\u{FEFF}", "\u{3000}",
-    "\u{200B}", "\u{301}", "e\u{301}", "ﬁle",
+    "create",
+    "creates",
+    "created",
+    "creation",
+    "issue",
+    "issues",
+    "tissue",
+    "send",
+    "message",
+    "massage",
+    "slack",
+    "schedule",
+    "shedule",
+    "cron",
+    "prompt",
+    "file",
+    "files",
+    "list",
+    "listing",
+    "search",
+    "research",
+    "github",
+    "gitlab",
+    "repository",
+    "channel",
+    "pdf",
+    "parse",
+    "parser",
+    "image",
+    "imagine",
+    "database",
+    "the",
+    "a",
+    "of",
+    "and",
+    "use",
+    "using",
+    "tool",
+    "tools",
+    "ls",
+    "run",
+    "running",
+    "mongo",
+    "http",
+    "server",
+    "baker",
+    "caker",
+    "laker",
+    "maker",
+    "issue_tracker",
+    "send-message",
+    "CronCreate",
+    "MongoDBDatabase",
+    "HTTPServer",
+    "mcp__github__create_issue",
+    "mcp__",
+    "__",
+    "_",
+    "-",
+    "+",
+    "+slack",
+    "server:github",
+    "select:",
+    "discover:",
+    "c++",
+    "$10",
+    "résumé",
+    "解析",
+    "文件",
+    "发送",
+    "消息",
+    "定时",
+    "任务",
+    "合并请求",
+    "東京",
+    "タワー",
+    "한국어",
+    "😀",
+    "𠀀𠀁",
+    "Σίσυφος",
+    "ΣΑΣ",
+    "İstanbul",
+    "straße",
+    "ǅemal",
+    "\u{FFFD}",
+    "\u{0}",
+    "\u{85}",
+    "\u{FEFF}",
+    "\u{3000}",
+    "\u{200B}",
+    "\u{301}",
+    "e\u{301}",
+    "ﬁle",
 ];
 
-pub const SEPS: &[&str] = &[" ", " ", " ", "  ", "\t", "\n", "_", "-", "", ", ", ".", "\u{3000}", "\u{A0}", "\u{85}", "\u{FEFF}", "/"];
+pub const SEPS: &[&str] = &[
+    " ", " ", " ", "  ", "\t", "\n", "_", "-", "", ", ", ".", "\u{3000}", "\u{A0}", "\u{85}",
+    "\u{FEFF}", "/",
+];
 
-pub const SERVERS: &[&str] = &["github", "slack", "my_server", "jira", "fs", "x", "GitHub", ""];
+pub const SERVERS: &[&str] = &[
+    "github",
+    "slack",
+    "my_server",
+    "jira",
+    "fs",
+    "x",
+    "GitHub",
+    "",
+];
 pub const LEAVES: &[&str] = &[
-    "create_issue", "send_message", "list_files", "search", "do_thing", "merge-pdfs", "Run", "ls",
-    "", "_", "a__b", "CronCreate", "baker",
+    "create_issue",
+    "send_message",
+    "list_files",
+    "search",
+    "do_thing",
+    "merge-pdfs",
+    "Run",
+    "ls",
+    "",
+    "_",
+    "a__b",
+    "CronCreate",
+    "baker",
 ];
 pub const BUILTINS: &[&str] = &[
-    "CronCreate", "NotebookEditTool", "HTTPServer", "ls", "PdfParse", "snake_case_name", "Search",
-    "ImageGen", "x", "MongoDBDatabase", "__", "Tool😀", "Ωmega", "Baker", "Maker", "tools",
-    "__proto__", "constructor", "MCP__upper", "mcp__", "mcp____",
+    "CronCreate",
+    "NotebookEditTool",
+    "HTTPServer",
+    "ls",
+    "PdfParse",
+    "snake_case_name",
+    "Search",
+    "ImageGen",
+    "x",
+    "MongoDBDatabase",
+    "__",
+    "Tool😀",
+    "Ωmega",
+    "Baker",
+    "Maker",
+    "tools",
+    "__proto__",
+    "constructor",
+    "MCP__upper",
+    "mcp__",
+    "mcp____",
 ];
 
 pub fn pick<'a>(list: &[&'a str], i: u8) -> &'a str {
@@ -68,7 +191,11 @@ pub enum FText {
 impl FText {
     pub fn render(&self) -> String {
         match self {
-            FText::Words(v) => v.iter().take(64).map(|&(w, s)| format!("{}{}", pick(WORDS, w), pick(SEPS, s))).collect(),
+            FText::Words(v) => v
+                .iter()
+                .take(64)
+                .map(|&(w, s)| format!("{}{}", pick(WORDS, w), pick(SEPS, s)))
+                .collect(),
             FText::Raw(s) => s.clone(),
             FText::Repeat(w, n) => {
                 let w = pick(WORDS, *w);
@@ -172,7 +299,11 @@ impl FQuery {
 
 /// Best first, equal scores in index (slot) order; within the limit; finite.
 pub fn check_sorted(hits: &[Hit], limit: usize) {
-    assert!(hits.len() <= limit, "{} hits over limit {limit}", hits.len());
+    assert!(
+        hits.len() <= limit,
+        "{} hits over limit {limit}",
+        hits.len()
+    );
     for w in hits.windows(2) {
         assert!(
             w[0].score > w[1].score || (w[0].score == w[1].score && w[0].slot < w[1].slot),
@@ -184,6 +315,7 @@ pub fn check_sorted(hits: &[Hit], limit: usize) {
 /// Distinct names, first wins.
 pub fn dedup(docs: Vec<ToolDoc>) -> Vec<ToolDoc> {
     let mut seen = std::collections::HashSet::new();
-    docs.into_iter().filter(|d| seen.insert(d.name.clone())).collect()
+    docs.into_iter()
+        .filter(|d| seen.insert(d.name.clone()))
+        .collect()
 }
-

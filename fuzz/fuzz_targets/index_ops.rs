@@ -65,10 +65,14 @@ fn names_e(i: &EnhancedIndex) -> Vec<String> {
     i.slots().map(|s| i.name(s).unwrap().to_owned()).collect()
 }
 fn res_c(i: &ToolIndex, h: &[Hit]) -> Vec<(String, u64)> {
-    h.iter().map(|h| (i.doc(h.slot).unwrap().name.clone(), h.score.to_bits())).collect()
+    h.iter()
+        .map(|h| (i.doc(h.slot).unwrap().name.clone(), h.score.to_bits()))
+        .collect()
 }
 fn res_e(i: &EnhancedIndex, h: &[Hit]) -> Vec<(String, u64)> {
-    h.iter().map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits())).collect()
+    h.iter()
+        .map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits()))
+        .collect()
 }
 
 fn apply_upsert(model: &mut Vec<ToolDoc>, batch: &[ToolDoc]) {
@@ -81,7 +85,11 @@ fn apply_upsert(model: &mut Vec<ToolDoc>, batch: &[ToolDoc]) {
 }
 
 fuzz_target!(|input: Input| {
-    let params = input.params.as_ref().map(FParams::params).unwrap_or_default();
+    let params = input
+        .params
+        .as_ref()
+        .map(FParams::params)
+        .unwrap_or_default();
     let threshold = if input.parallel { 1 } else { 1 << 30 };
     let initial: Vec<ToolDoc> = input.initial.iter().take(24).map(FTool::doc).collect();
 
@@ -94,7 +102,13 @@ fuzz_target!(|input: Input| {
         assert_eq!(e.code, ErrorCode::DuplicateName);
     }
     let mut model = unique;
-    let mut c = ToolIndex::build(model.clone(), IndexOptions { parallel_threshold: threshold }).unwrap();
+    let mut c = ToolIndex::build(
+        model.clone(),
+        IndexOptions {
+            parallel_threshold: threshold,
+        },
+    )
+    .unwrap();
     let mut e = EnhancedIndex::build(model.clone(), params.clone(), threshold).unwrap();
     let mut queries: Vec<String> = Vec::new();
 
@@ -106,7 +120,10 @@ fuzz_target!(|input: Input| {
                 let unique = dedup(batch.clone());
                 if unique.len() != batch.len() {
                     let before = names_c(&c);
-                    assert_eq!(c.upsert(batch.clone()).unwrap_err().code, ErrorCode::DuplicateName);
+                    assert_eq!(
+                        c.upsert(batch.clone()).unwrap_err().code,
+                        ErrorCode::DuplicateName
+                    );
                     assert_eq!(e.upsert(batch).unwrap_err().code, ErrorCode::DuplicateName);
                     assert_eq!(names_c(&c), before);
                     assert_eq!(names_e(&e), before);
@@ -138,14 +155,26 @@ fuzz_target!(|input: Input| {
                 let hc = c.search(&q, limit, min);
                 check_sorted(&hc, limit);
                 for h in &hc {
-                    assert!((0.0..=1.0).contains(&h.score) && h.score >= min, "compat score {}", h.score);
+                    assert!(
+                        (0.0..=1.0).contains(&h.score) && h.score >= min,
+                        "compat score {}",
+                        h.score
+                    );
                 }
                 let he = e.search(&q, limit, min);
                 check_sorted(&he, limit);
                 for h in &he {
-                    assert!(h.score.is_finite() && h.score < 4.0 && h.score >= min, "enhanced score {}", h.score);
+                    assert!(
+                        h.score.is_finite() && h.score < 4.0 && h.score >= min,
+                        "enhanced score {}",
+                        h.score
+                    );
                 }
-                assert_eq!(he, e.search(&q, limit, min), "enhanced search not deterministic");
+                assert_eq!(
+                    he,
+                    e.search(&q, limit, min),
+                    "enhanced search not deterministic"
+                );
                 queries.push(q);
             }
             Op::Keyword(q, max) => {
@@ -159,7 +188,14 @@ fuzz_target!(|input: Input| {
                 let q = q.render(&names);
                 let max = *max as usize % 40;
                 let outside = outside.as_ref().map(FName::render);
-                let r = tool_search_rank(&c, &q, max, MergeWeights::default(), 0.1, outside.as_deref());
+                let r = tool_search_rank(
+                    &c,
+                    &q,
+                    max,
+                    MergeWeights::default(),
+                    0.1,
+                    outside.as_deref(),
+                );
                 assert!(r.len() <= max);
                 for w in r.windows(2) {
                     assert!(w[0].score >= w[1].score);
@@ -188,8 +224,20 @@ fuzz_target!(|input: Input| {
     assert_eq!(names_c(&c), want);
     assert_eq!(names_e(&e), want);
     for q in &queries {
-        assert_eq!(res_c(&c, &c.search(q, 50, 0.0)), res_c(&fc, &fc.search(q, 50, 0.0)), "compat {q:?}");
-        assert_eq!(res_c(&c, &keyword_search(&c, q, 50)), res_c(&fc, &keyword_search(&fc, q, 50)), "keyword {q:?}");
-        assert_eq!(res_e(&e, &e.search(q, 50, 0.0)), res_e(&fe, &fe.search(q, 50, 0.0)), "enhanced {q:?}");
+        assert_eq!(
+            res_c(&c, &c.search(q, 50, 0.0)),
+            res_c(&fc, &fc.search(q, 50, 0.0)),
+            "compat {q:?}"
+        );
+        assert_eq!(
+            res_c(&c, &keyword_search(&c, q, 50)),
+            res_c(&fc, &keyword_search(&fc, q, 50)),
+            "keyword {q:?}"
+        );
+        assert_eq!(
+            res_e(&e, &e.search(q, 50, 0.0)),
+            res_e(&fe, &fe.search(q, 50, 0.0)),
+            "enhanced {q:?}"
+        );
     }
 });

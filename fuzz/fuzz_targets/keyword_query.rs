@@ -12,8 +12,12 @@ use libfuzzer_sys::fuzz_target;
 use tool_index_core::enhanced::analyze::MAX_TOKEN_LEN;
 use tool_index_core::enhanced::{name_key, server_and_leaf, EnhancedIndex, Params};
 use tool_index_core::index::DEFAULT_MIN_SCORE;
-use tool_index_core::keyword::{keyword_outcome, parse_query, tool_search_rank, KeywordOutcome, MergeWeights};
-use tool_index_core::text::{contains_word_bounded, is_js_whitespace, js_lower, js_split_whitespace, js_trim};
+use tool_index_core::keyword::{
+    keyword_outcome, parse_query, tool_search_rank, KeywordOutcome, MergeWeights,
+};
+use tool_index_core::text::{
+    contains_word_bounded, is_js_whitespace, js_lower, js_split_whitespace, js_trim,
+};
 use tool_index_core::{parse_tool_name, IndexOptions, ToolDoc, ToolIndex};
 
 #[derive(Arbitrary, Debug)]
@@ -41,7 +45,10 @@ fn literal(docs: &[ToolDoc], query: &str, max: usize) -> Vec<(String, f64)> {
             return p;
         }
     }
-    let terms: Vec<&str> = js_split_whitespace(&q).into_iter().filter(|t| !t.is_empty()).collect();
+    let terms: Vec<&str> = js_split_whitespace(&q)
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect();
     let mut required = Vec::new();
     let mut optional = Vec::new();
     for t in &terms {
@@ -51,7 +58,11 @@ fn literal(docs: &[ToolDoc], query: &str, max: usize) -> Vec<(String, f64)> {
             optional.push(*t);
         }
     }
-    let scoring: Vec<&str> = if required.is_empty() { terms.clone() } else { required.iter().chain(&optional).copied().collect() };
+    let scoring: Vec<&str> = if required.is_empty() {
+        terms.clone()
+    } else {
+        required.iter().chain(&optional).copied().collect()
+    };
     let mut scored = Vec::new();
     for t in docs {
         let parsed = parse_tool_name(&t.name);
@@ -98,7 +109,9 @@ fuzz_target!(|input: Input| {
     let names: Vec<String> = docs.iter().map(|d| d.name.clone()).collect();
     let c = ToolIndex::build(docs.clone(), IndexOptions::default()).unwrap();
     let e = EnhancedIndex::build(docs.clone(), Params::default(), 512).unwrap();
-    let outside = input.outside.map(|i| common::pick(common::BUILTINS, i).to_owned());
+    let outside = input
+        .outside
+        .map(|i| common::pick(common::BUILTINS, i).to_owned());
 
     for (fq, max) in input.queries.iter().take(8) {
         let q = fq.render(&names);
@@ -108,23 +121,42 @@ fuzz_target!(|input: Input| {
         let p = parse_query(&q);
         assert_eq!(p.normalized, js_trim(&js_lower(&q)));
         assert!(p.required <= p.terms.len());
-        assert!(p.terms[..p.required].iter().all(|t| t.required), "required terms first");
+        assert!(
+            p.terms[..p.required].iter().all(|t| t.required),
+            "required terms first"
+        );
         for (i, t) in p.terms.iter().enumerate() {
             assert!(!t.text.is_empty() && t.weight >= 1 && !t.text.contains(is_js_whitespace));
-            assert!(p.terms[..i].iter().all(|u| u.text != t.text), "repeated term");
+            assert!(
+                p.terms[..i].iter().all(|u| u.text != t.text),
+                "repeated term"
+            );
         }
 
         // The compat keyword search against the literal port.
         let got: Vec<(String, f64)> = match keyword_outcome(&c, &p, max) {
             KeywordOutcome::Exact(s) => vec![(c.doc(s).unwrap().name.clone(), f64::INFINITY)],
-            KeywordOutcome::Prefix(v) => v.iter().map(|s| (c.doc(*s).unwrap().name.clone(), f64::INFINITY)).collect(),
-            KeywordOutcome::Scored(v) => v.iter().map(|h| (c.doc(h.slot).unwrap().name.clone(), h.score)).collect(),
+            KeywordOutcome::Prefix(v) => v
+                .iter()
+                .map(|s| (c.doc(*s).unwrap().name.clone(), f64::INFINITY))
+                .collect(),
+            KeywordOutcome::Scored(v) => v
+                .iter()
+                .map(|h| (c.doc(h.slot).unwrap().name.clone(), h.score))
+                .collect(),
         };
         let want = literal(&docs, &q, max);
         assert_eq!(got, want, "keyword search for {q:?} (max {max})");
 
         // The merge against the literal one.
-        let ranked = tool_search_rank(&c, &q, max, MergeWeights::default(), DEFAULT_MIN_SCORE, None);
+        let ranked = tool_search_rank(
+            &c,
+            &q,
+            max,
+            MergeWeights::default(),
+            DEFAULT_MIN_SCORE,
+            None,
+        );
         let tfidf = c.search(&q, max, DEFAULT_MIN_SCORE);
         let mut merged: Vec<(String, f64)> = Vec::new();
         let n = want.len();
@@ -140,15 +172,28 @@ fuzz_target!(|input: Input| {
         }
         merged.sort_by(|a, b| b.1.total_cmp(&a.1));
         merged.truncate(max);
-        let got: Vec<(String, f64)> = ranked.iter().map(|r| (r.name(&c, None).unwrap().to_owned(), r.score)).collect();
+        let got: Vec<(String, f64)> = ranked
+            .iter()
+            .map(|r| (r.name(&c, None).unwrap().to_owned(), r.score))
+            .collect();
         assert_eq!(got.len(), merged.len(), "merge for {q:?}");
         for (g, w) in got.iter().zip(&merged) {
-            assert!(g.0 == w.0 && (g.1 - w.1).abs() <= 1e-12, "merge for {q:?}: {got:?} vs {merged:?}");
+            assert!(
+                g.0 == w.0 && (g.1 - w.1).abs() <= 1e-12,
+                "merge for {q:?}: {got:?} vs {merged:?}"
+            );
         }
 
         // exact_outside: a non-indexed exact name leads when no indexed name is exact.
         if let Some(o) = &outside {
-            let r = tool_search_rank(&c, &q, max, MergeWeights::default(), DEFAULT_MIN_SCORE, Some(o));
+            let r = tool_search_rank(
+                &c,
+                &q,
+                max,
+                MergeWeights::default(),
+                DEFAULT_MIN_SCORE,
+                Some(o),
+            );
             let indexed_exact = docs.iter().any(|d| js_lower(&d.name) == p.normalized);
             if !indexed_exact && js_lower(o) == p.normalized && max > 0 {
                 assert_eq!(r[0].slot, None);
@@ -159,9 +204,16 @@ fuzz_target!(|input: Input| {
         // The enhanced parser and search.
         let pq = e.parse_query(&q);
         assert_eq!(pq.raw.len(), pq.raw_ident.len());
-        assert!(pq.servers.iter().all(|s| !s.is_empty()), "empty server filter from {q:?}");
+        assert!(
+            pq.servers.iter().all(|s| !s.is_empty()),
+            "empty server filter from {q:?}"
+        );
         for t in &pq.terms {
-            assert!(!t.term.is_empty() && t.term.len() <= MAX_TOKEN_LEN, "query term {:?}", t.term);
+            assert!(
+                !t.term.is_empty() && t.term.len() <= MAX_TOKEN_LEN,
+                "query term {:?}",
+                t.term
+            );
             assert!(t.weight > 0.0 && t.weight.is_finite());
         }
         let hits = e.search_parsed(&pq, max, 0.0);
@@ -173,7 +225,11 @@ fuzz_target!(|input: Input| {
                 let doc = docs.iter().find(|d| d.name == name).unwrap();
                 let (server, _) = server_and_leaf(&doc.name, doc.server.as_deref());
                 let key = server.map(|s| name_key(s).replace('_', ""));
-                assert!(key.is_some_and(|k| pq.servers.contains(&k)), "{name:?} is not on {:?} ({q:?})", pq.servers);
+                assert!(
+                    key.is_some_and(|k| pq.servers.contains(&k)),
+                    "{name:?} is not on {:?} ({q:?})",
+                    pq.servers
+                );
             }
         }
     }

@@ -5,22 +5,33 @@
 use libfuzzer_sys::fuzz_target;
 use tool_index_core::core_tools::parse_comma_list;
 use tool_index_core::enhanced::{name_key, server_and_leaf};
-use tool_index_core::text::{contains_word_bounded, is_js_whitespace, is_js_word, js_lower, js_split_whitespace, js_trim};
+use tool_index_core::text::{
+    contains_word_bounded, is_js_whitespace, is_js_word, js_lower, js_split_whitespace, js_trim,
+};
 use tool_index_core::{is_deferred, parse_tool_name, CorePolicy};
 
 /// `/\bterm\b/.test(text)` without the `u` flag, checked at every position.
 fn naive_word_bounded(text: &str, term: &str) -> bool {
     let word_before = |i: usize| text[..i].chars().next_back().is_some_and(is_js_word);
     let word_after = |i: usize| text[i..].chars().next().is_some_and(is_js_word);
-    let positions = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
+    let positions = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()));
     for i in positions {
         if !text[i..].starts_with(term) {
             continue;
         }
         let end = i + term.len();
         // `\b` before the term: the word-ness changes between text[..i] and the term's start.
-        let start_word = term.chars().next().map_or_else(|| word_after(i), is_js_word);
-        let end_word = term.chars().next_back().map_or_else(|| word_before(end), is_js_word);
+        let start_word = term
+            .chars()
+            .next()
+            .map_or_else(|| word_after(i), is_js_word);
+        let end_word = term
+            .chars()
+            .next_back()
+            .map_or_else(|| word_before(end), is_js_word);
         if word_before(i) != start_word && word_after(end) != end_word {
             return true;
         }
@@ -40,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
         assert!(!p.full.contains('_'));
     } else {
         assert_eq!(p.full, p.parts.join(" "));
-        assert!(p.parts.iter().all(|x| !x.contains('_') && !x.contains(is_js_whitespace)));
+        assert!(p
+            .parts
+            .iter()
+            .all(|x| !x.contains('_') && !x.contains(is_js_whitespace)));
     }
     assert_eq!(parse_tool_name(&s), p, "not deterministic");
 

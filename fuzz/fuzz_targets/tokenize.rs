@@ -20,20 +20,29 @@ fn check(text: &str, a: &Analyzer) {
     for (t, s) in toks.iter().zip(&stemmed) {
         assert!(!t.is_empty());
         let cjk = t.chars().all(is_compat_cjk) && t.chars().count() == 2;
-        let word = t.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        let word = t
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
             && !t.starts_with(['-', '_'])
             && !t.ends_with(['-', '_']);
         assert!(cjk || word, "odd compat token {t:?}");
         assert!(cjk || !is_stop_word(t), "stop word kept: {t:?}");
         assert_eq!(stem(t), s.as_str());
-        assert!(!s.is_empty() && t.starts_with(s.as_str()), "stem {s:?} of {t:?}");
+        assert!(
+            !s.is_empty() && t.starts_with(s.as_str()),
+            "stem {s:?} of {t:?}"
+        );
     }
     assert!(STOP_WORDS.iter().all(|w| !toks.iter().any(|t| t == w)));
     // Enhanced.
     let et = a.tokens(text);
     assert_eq!(et, a.tokens(text), "not deterministic");
     for t in et.iter().chain(a.query_tokens(text).iter()) {
-        assert!(!t.is_empty() && t.len() <= MAX_TOKEN_LEN, "enhanced token of {} bytes", t.len());
+        assert!(
+            !t.is_empty() && t.len() <= MAX_TOKEN_LEN,
+            "enhanced token of {} bytes",
+            t.len()
+        );
     }
     for w in words(text) {
         for piece in split_identifier(w) {
@@ -53,7 +62,10 @@ fuzz_target!(|data: &[u8]| {
     let a = Analyzer::default();
     check(&String::from_utf8_lossy(data), &a);
     if data.len() % 2 == 0 {
-        let units: Vec<u16> = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        let units: Vec<u16> = data
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
         check(&String::from_utf16_lossy(&units), &a);
     }
 });
