@@ -10,14 +10,14 @@ export interface ParityVectors {
   hybrid: { query: string; maxResults: number; results: { name: string; score: number }[] }[]
 }
 
-/** `TOOL_INDEX_PARITY` or `<repo>/../shared/parity/reference-vectors.json`. */
+/** `TOOL_INDEX_PARITY` or the vendored `__test__/fixtures/parity/reference-vectors.json`. */
 export function parityPath(): string {
-  return process.env.TOOL_INDEX_PARITY ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'parity', 'reference-vectors.json')
+  return process.env.TOOL_INDEX_PARITY ?? path.resolve(__dirname, '..', 'fixtures', 'parity', 'reference-vectors.json')
 }
 
 /**
- * Whether the vectors are present. They live beside the repository (`../shared/`), not in it:
- * suites that need them skip where they are absent (a GitHub runner), unless
+ * Whether the vectors are present. They ship in the repository; a suite that needs them skips
+ * with a message where they are absent (a trimmed package, a bad override), unless
  * `TOOL_INDEX_REQUIRE_PARITY=1` (our CI) makes their absence a failure.
  */
 export function parityAvailable(): boolean {
@@ -25,6 +25,7 @@ export function parityAvailable(): boolean {
   if (!present && process.env.TOOL_INDEX_REQUIRE_PARITY === '1') {
     throw new Error(`parity vectors required but missing at ${parityPath()} (set TOOL_INDEX_PARITY)`)
   }
+  if (!present) console.warn(`skipped: no parity vectors at ${parityPath()} (set TOOL_INDEX_PARITY)`)
   return present
 }
 

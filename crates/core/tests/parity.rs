@@ -7,7 +7,9 @@ use tool_index_core::{parse_tool_name, tokenize, tokenize_and_stem, IndexOptions
 
 #[test]
 fn tokenize_vectors() {
-    let v = common::load();
+    let Some(v) = common::load() else {
+        return;
+    };
     let cases = v["tokenize"].as_array().unwrap();
     let mut bad = Vec::new();
     for c in cases {
@@ -29,7 +31,9 @@ fn tokenize_vectors() {
 
 #[test]
 fn parse_tool_name_vectors() {
-    let v = common::load();
+    let Some(v) = common::load() else {
+        return;
+    };
     let cases = v["parseToolName"].as_array().unwrap();
     let mut bad = Vec::new();
     for c in cases {
@@ -53,7 +57,9 @@ fn parse_tool_name_vectors() {
 
 #[test]
 fn search_vectors() {
-    let v = common::load();
+    let Some(v) = common::load() else {
+        return;
+    };
     let index = ToolIndex::build(common::catalog(&v), IndexOptions::default()).unwrap();
     let cases = v["search"].as_array().unwrap();
     let mut bad = Vec::new();
