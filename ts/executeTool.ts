@@ -1,16 +1,14 @@
 /**
- * ExecuteTool (SPEC §7): run a tool by name after validating its params against its JSON
- * Schema (ajv) and asking its own permission check. Nothing runs that must not.
+ * ExecuteTool (SPEC §7): run a tool by name, in ccb's guard order: not found -> not discovered
+ * -> disabled -> schema validation -> `validateInput` -> permissions -> call. Nothing runs that
+ * must not: every doubt (a throw, a malformed answer, a missing answer) is a refusal.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
-import Ajv2019 from 'ajv/dist/2019'
-import Ajv2020 from 'ajv/dist/2020'
 import { ToolIndexError, invalidArg } from './errors'
-import { isDeferredTool } from './index'
-import { inputSchemaOf } from './schema'
-import { ToolIndexCache } from './index'
+import { ToolIndexCache, isDeferredTool } from './index'
+import { Doubt, isToolEnabled, message, readDecision, readMethod, readOwn, type Decision } from './policy'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
+import { snapshotParams, validatorOf, type Checked } from './validate'
 
 /** The ExecuteTool tool's input. */
 export interface ExecuteToolInput {
@@ -34,11 +32,16 @@ export interface ExecuteToolOutput {
 
 /** Options of `executeTool`. */
 export interface ExecuteToolOptions {
-  /** Refuse deferred tools that `session` has not seen returned by ToolSearch. */
+  /** Refuse deferred tools that were not discovered (`discovered` or `session`). */
   requireDiscovered?: boolean
+  /** The package's in-memory record of what ToolSearch returned. */
   session?: ToolSearchSession
+  /** Names the host reports as discovered (e.g. read from the conversation), or a function giving them. */
+  discovered?: Iterable<string> | (() => Iterable<string>)
   /** Replaces the core set (for `requireDiscovered`). */
   coreTools?: Iterable<string>
+  /** Tool names written in refusal messages (defaults `ToolSearch` / `ExecuteTool`). */
+  names?: { search?: string; execute?: string }
 }
 
 /** A ccb-shaped tool-use context: the full tool list is `options.tools`. */
@@ -47,85 +50,80 @@ export interface ExecuteContext {
   [key: string]: unknown
 }
 
-type Tool = ToolLike & {
-  isEnabled?: () => boolean | Promise<boolean>
-  validateInput?: (input: any, ctx: any) => unknown
-  checkPermissions?: (input: any, ctx: any) => unknown
-  call: (input: any, ctx: any, canUseTool?: any, parentMessage?: any, onProgress?: any) => unknown
-}
-
-const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const
-const ajvDraft7 = new Ajv(AJV_OPTIONS)
-const ajv2019 = new Ajv2019(AJV_OPTIONS)
-const ajv2020 = new Ajv2020(AJV_OPTIONS)
-const compiled = new WeakMap<object, ValidateFunction | Error>()
-
-/**
- * Compile with the validator of the schema's declared draft: 2020-12 (zod v4, newer MCP
- * servers), 2019-09, else draft-07; a schema declaring another draft (04, 06) is compiled as
- * draft-07 without its `$schema` (the keywords tools use mean the same there).
- */
-function compileSchema(schema: object): ValidateFunction {
-  const declared = (schema as { $schema?: unknown }).$schema
-  if (typeof declared === 'string') {
-    if (declared.includes('2020-12')) return ajv2020.compile(schema)
-    if (declared.includes('2019-09')) return ajv2019.compile(schema)
-    if (!declared.includes('draft-07')) {
-      const { $schema: _drop, ...rest } = schema as Record<string, unknown>
-      return ajvDraft7.compile(rest)
-    }
-  }
-  return ajvDraft7.compile(schema)
-}
-
-function validatorFor(schema: object): ValidateFunction | Error {
-  let v = compiled.get(schema)
-  if (!v) {
-    try {
-      v = compileSchema(schema)
-    } catch (e) {
-      v = e instanceof Error ? e : new Error(String(e))
-    }
-    compiled.set(schema, v)
-  }
-  return v
-}
-
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .map((e) => {
-      const field =
-        e.keyword === 'required'
-          ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-          : e.keyword === 'additionalProperties'
-            ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
-            : e.instancePath || '(params)'
-      return `${field}: ${e.message ?? e.keyword}`
-    })
-    .join('; ')
-}
-
-/** Own `__proto__` / `constructor` / `prototype` keys anywhere in the params. */
-function findPollutingKey(value: unknown, path = ''): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return `${path}/${key}`
-    const hit = findPollutingKey((value as Record<string, unknown>)[key], `${path}/${key}`)
-    if (hit) return hit
-  }
-  return undefined
-}
+/** The most tools `executeTool` looks through. */
+export const MAX_TOOLS = 1_000_000
+/** The longest unknown name used to build suggestions. */
+const MAX_SUGGEST_CHARS = 256
 
 function refuse(tool_name: string, refused: ExecuteToolRefusal, message: string, extra: Partial<ExecuteToolOutput> = {}): ExecuteToolOutput {
   return { tool_name, result: null, refused, message, ...extra }
 }
 
+/** An own option (a polluted prototype cannot switch options on or off). */
+function opt<T>(options: object, key: string): T | undefined {
+  const v = readOwn(options, key)
+  if (v instanceof Doubt) throw invalidArg(`executeTool: options.${key}: ${v.reason}`)
+  return v as T | undefined
+}
+
+/** Find the tool by name, then by alias; tools whose fields cannot be read are skipped. */
+function findTool(tools: readonly unknown[], name: string): { tool: object; name: string } | undefined {
+  const n = tools.length
+  if (n > MAX_TOOLS) throw new ToolIndexError('E_TOO_LARGE', `executeTool: ${n} tools exceed the limit of ${MAX_TOOLS}`)
+  let byAlias: { tool: object; name: string } | undefined
+  for (let i = 0; i < n; i++) {
+    const t = tools[i]
+    if (t === null || typeof t !== 'object') continue
+    const tn = readOwn(t, 'name')
+    if (typeof tn !== 'string') continue
+    if (tn === name) return { tool: t, name: tn }
+    if (!byAlias) {
+      const aliases = readOwn(t, 'aliases')
+      if (Array.isArray(aliases) && aliases.length <= 1000) {
+        try {
+          if (aliases.includes(name)) byAlias = { tool: t, name: tn }
+        } catch {
+          // unreadable aliases: not a match
+        }
+      }
+    }
+  }
+  return byAlias
+}
+
+function discoveredNames(options: object): Set<string> | Doubt {
+  const out = new Set<string>()
+  try {
+    let d = opt<Iterable<string> | (() => Iterable<string>)>(options, 'discovered')
+    if (typeof d === 'function') d = d()
+    if (d !== undefined && d !== null) for (const x of d) if (typeof x === 'string') out.add(x)
+    const session = opt<ToolSearchSession>(options, 'session')
+    const seen = session ? readOwn(session, 'discovered') : undefined
+    if (seen instanceof Doubt) return seen
+    if (seen !== undefined && seen !== null) for (const x of seen as Iterable<string>) if (typeof x === 'string') out.add(x)
+  } catch (err) {
+    return new Doubt(`reading the discovered tools threw: ${message(err)}`)
+  }
+  return out
+}
+
+/** The tool's deferral, from a copy of just the fields that decide it (own reads only). */
+function deferred(tool: object, name: string, coreTools: Iterable<string> | undefined): boolean {
+  const probe = Object.create(null) as { name: string; alwaysLoad: boolean }
+  probe.name = name
+  const alwaysLoad = readOwn(tool, 'alwaysLoad')
+  probe.alwaysLoad = alwaysLoad === true
+  return isDeferredTool(probe, coreTools === undefined ? undefined : { coreTools: [...coreTools] })
+}
+
 /**
- * Run a tool by name (or alias) from `context.options.tools`: unknown, disabled,
- * schema-invalid, permission-denied (or undiscovered, with `requireDiscovered`) calls never
- * reach the target. Otherwise the target's `call` gets the same context, `canUseTool`,
- * parent message and progress callback, and its result is returned. Errors the target
- * throws propagate unchanged.
+ * Run a tool by name (or alias) from `context.options.tools`. Unknown, undiscovered (with
+ * `requireDiscovered`), disabled, schema-invalid, `validateInput`-rejected and
+ * permission-denied calls never reach the target, and return `{result: null, refused, message}`.
+ * A zod schema's parsed output is what the tool gets; an `updatedInput` from any permission
+ * decision is validated again. A tool without `checkPermissions` is `passthrough`: the host's
+ * `canUseTool` decides, and without one (or without an answer) the call is denied. Errors the
+ * target throws propagate unchanged.
  */
 export async function executeTool(
   input: ExecuteToolInput,
@@ -137,90 +135,143 @@ export async function executeTool(
 ): Promise<ExecuteToolOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg('executeTool: input must be an object')
   if (options === null || typeof options !== 'object') throw invalidArg('executeTool: options must be an object')
-  const name = input.tool_name
-  if (typeof name !== 'string') throw invalidArg(`executeTool: tool_name must be a string, got ${typeof name}`)
-  const tools = context?.options?.tools
-  if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
-
-  const tool = (tools.find((t) => t?.name === name) ??
-    tools.find((t) => Array.isArray(t?.aliases) && t.aliases.includes(name))) as Tool | undefined
-  if (!tool || typeof tool.call !== 'function') {
-    const suggestions = await suggest(name, tools)
-    const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ''
-    return refuse(name, 'not_found', `Tool "${name}" not found. Use ToolSearch to discover available tools.${hint}`, { suggestions })
+  const name = readOwn(input, 'tool_name')
+  if (typeof name !== 'string') throw invalidArg(`executeTool: tool_name must be a string, got ${name instanceof Doubt ? name.reason : typeof name}`)
+  let tools: unknown
+  try {
+    tools = context?.options?.tools
+  } catch (err) {
+    throw invalidArg(`executeTool: reading context.options.tools threw: ${message(err)}`)
   }
-  const target = tool.name
+  if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
+  const names = opt<{ search?: unknown; execute?: unknown }>(options, 'names')
+  const searchName = typeof names?.search === 'string' && names.search ? names.search : 'ToolSearch'
 
-  if (typeof tool.isEnabled === 'function' && (await tool.isEnabled()) === false) {
+  // 1. not found
+  const found = findTool(tools, name)
+  if (!found || !(readMethod(found.tool, 'call') instanceof Function)) {
+    const suggestions = await suggest(name, tools as ToolLike[])
+    const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ''
+    return refuse(name, 'not_found', `Tool "${name}" not found. Use ${searchName} to discover available tools.${hint}`, { suggestions })
+  }
+  const { tool, name: target } = found
+  const call = readMethod(tool, 'call') as (...args: any[]) => unknown
+
+  // 2. not discovered
+  if (opt<unknown>(options, 'requireDiscovered') === true) {
+    const coreTools = opt<Iterable<string>>(options, 'coreTools')
+    const seen = discoveredNames(options)
+    if (seen instanceof Doubt || (deferred(tool, target, coreTools) && !seen.has(target))) {
+      return refuse(target, 'not_discovered', `Tool "${target}" has not been discovered yet. Call ${searchName} (e.g. "select:${target}") first.`)
+    }
+  }
+
+  // 3. disabled
+  if (!(await isToolEnabled(tool))) {
     return refuse(target, 'disabled', `Tool "${target}" is disabled and cannot be executed.`)
   }
 
-  if (options.requireDiscovered) {
-    const core = options.coreTools === undefined ? undefined : { coreTools: [...options.coreTools] }
-    if (isDeferredTool(tool, core) && !options.session?.discovered.has(target)) {
-      return refuse(target, 'not_discovered', `Tool "${target}" has not been discovered yet. Call ToolSearch (e.g. "select:${target}") first.`)
+  // 4. schema validation
+  const schema = validatorOf(tool)
+  if (schema instanceof Doubt) {
+    return refuse(target, 'invalid_params', `Tool "${target}" cannot be called: ${schema.reason}.`)
+  }
+  const check = async (value: unknown): Promise<Checked> => {
+    const snap = snapshotParams(value)
+    if (!snap.ok || !schema) return snap
+    return schema(snap.value)
+  }
+  let params: unknown
+  try {
+    params = readOwn(input, 'params')
+  } catch {
+    params = new Doubt('unreadable params')
+  }
+  if (params instanceof Doubt) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${params.reason}`)
+  const first = await check(params ?? {})
+  if (!first.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${first.reason}`)
+  let callInput = first.value
+
+  // 5. validateInput
+  const validateInput = readMethod(tool, 'validateInput')
+  if (validateInput instanceof Doubt) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${validateInput.reason}`)
+  if (validateInput) {
+    let verdict: unknown
+    try {
+      verdict = await validateInput.call(tool, callInput, context)
+    } catch (err) {
+      return refuse(target, 'invalid_params', `Invalid params for "${target}": validateInput threw: ${message(err)}`)
+    }
+    if (verdict !== undefined && verdict !== null) {
+      const result = readOwn(verdict, 'result')
+      if (result !== true) {
+        const why = readOwn(verdict, 'message')
+        return refuse(target, 'invalid_params', `Invalid params for "${target}": ${typeof why === 'string' && why ? why : 'rejected by the tool'}`)
+      }
     }
   }
 
-  const params = input.params ?? {}
-  const polluting = findPollutingKey(params)
-  if (polluting) {
-    return refuse(target, 'invalid_params', `Invalid params for "${target}": forbidden key at ${polluting}.`)
-  }
-  const schema = inputSchemaOf(tool)
-  if (schema) {
-    const validate = validatorFor(schema)
-    if (validate instanceof Error) {
-      return refuse(target, 'invalid_params', `Tool "${target}" has an input schema that cannot be compiled: ${validate.message}`)
-    }
-    if (!validate(params)) {
-      return refuse(target, 'invalid_params', `Invalid params for "${target}": ${describeErrors(validate.errors)}`)
+  // 6. permissions: the tool's own check (missing = passthrough), then the host for ask/passthrough
+  const checkPermissions = readMethod(tool, 'checkPermissions')
+  let decision: Decision
+  if (checkPermissions instanceof Doubt) decision = { behavior: 'deny', message: checkPermissions.reason, hasUpdatedInput: false }
+  else if (!checkPermissions) decision = { behavior: 'passthrough', hasUpdatedInput: false }
+  else {
+    try {
+      decision = readDecision(await checkPermissions.call(tool, callInput, context))
+    } catch (err) {
+      decision = { behavior: 'deny', message: `checkPermissions threw: ${message(err)}`, hasUpdatedInput: false }
     }
   }
-  if (typeof tool.validateInput === 'function') {
-    const v = (await tool.validateInput(params, context)) as { result?: boolean; message?: string } | undefined
-    if (v && v.result === false) {
-      return refuse(target, 'invalid_params', `Invalid params for "${target}": ${v.message ?? 'rejected by the tool'}`)
+  if (decision.behavior === 'allow' && decision.hasUpdatedInput) {
+    const again = await check(decision.updatedInput)
+    if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission check's updatedInput is invalid: ${again.reason}`)
+    callInput = again.value
+  }
+  if (decision.behavior === 'ask' || decision.behavior === 'passthrough') {
+    if (decision.hasUpdatedInput) {
+      const again = await check(decision.updatedInput)
+      if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission check's updatedInput is invalid: ${again.reason}`)
+      callInput = again.value
     }
+    if (typeof canUseTool !== 'function') {
+      decision = { behavior: 'deny', message: 'this tool needs permission and no permission prompt is available', hasUpdatedInput: false }
+    } else {
+      try {
+        decision = readDecision(await canUseTool(tool, callInput, context, parentMessage))
+      } catch (err) {
+        decision = { behavior: 'deny', message: `the permission prompt threw: ${message(err)}`, hasUpdatedInput: false }
+      }
+      if (decision.behavior === 'allow' && decision.hasUpdatedInput) {
+        const again = await check(decision.updatedInput)
+        if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission prompt's updatedInput is invalid: ${again.reason}`)
+        callInput = again.value
+      }
+    }
+  }
+  // Fail closed: anything but an explicit allow refuses (a second ask/passthrough included).
+  if (decision.behavior !== 'allow') {
+    return refuse(target, 'denied', `Permission to use "${target}" was denied${decision.message ? `: ${decision.message}` : '.'}`)
   }
 
-  let callInput: unknown = params
-  if (typeof tool.checkPermissions === 'function') {
-    let decision = (await tool.checkPermissions(params, context)) as PermissionDecision | undefined
-    if (decision?.behavior === 'ask' || decision?.behavior === 'passthrough') {
-      decision = typeof canUseTool === 'function'
-        ? ((await canUseTool(tool, params, context, parentMessage)) as PermissionDecision | undefined)
-        : { behavior: 'deny', message: 'this tool needs permission and no permission prompt is available' }
-    }
-    // Fail closed: anything but an explicit allow (a deny, undefined, a malformed decision) refuses.
-    if (decision === null || typeof decision !== 'object' || decision.behavior !== 'allow') {
-      const why = typeof decision?.message === 'string' && decision.message ? `: ${decision.message}` : '.'
-      return refuse(target, 'denied', `Permission to use "${target}" was denied${why}`)
-    }
-    if (decision.updatedInput !== undefined) callInput = decision.updatedInput
-  }
-
-  const result = await tool.call(callInput, context, canUseTool, parentMessage, onProgress)
+  // 7. call
+  const result = await call.call(tool, callInput, context, canUseTool, parentMessage, onProgress)
   return { tool_name: target, result }
-}
-
-interface PermissionDecision {
-  behavior: 'allow' | 'deny' | 'ask' | 'passthrough'
-  message?: string
-  updatedInput?: unknown
 }
 
 /** A separate index line over all tools (core included), so suggestions do not evict ToolSearch's. */
 const suggestionCache = new ToolIndexCache()
 
+/** Up to three close names; best effort (a hostile tool list gives none). Linear in the name. */
 async function suggest(name: string, tools: readonly ToolLike[]): Promise<string[]> {
-  if (!name.trim()) return []
+  const short = name.slice(0, MAX_SUGGEST_CHARS)
+  if (!short.trim()) return []
   try {
-    const words = name.replace(/^mcp__/, '').replace(/[_\-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2')
-    const out = await toolSearch({ query: words, max_results: 3 }, { tools, coreTools: [], cache: suggestionCache })
+    const words = short.replace(/^mcp__/, '').replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2')
+    const usable = tools.filter((t) => t !== null && typeof t === 'object' && typeof readOwn(t, 'name') === 'string')
+    const out = await toolSearch({ query: words, max_results: 3 }, { tools: usable, coreTools: [], cache: suggestionCache })
     return out.matches
-  } catch (e) {
-    if (e instanceof ToolIndexError) return []
-    throw e
+  } catch {
+    return []
   }
 }
