@@ -223,13 +223,16 @@ export async function executeTool(
       decision = { behavior: 'deny', message: `checkPermissions threw: ${message(err)}`, hasUpdatedInput: false }
     }
   }
-  if (decision.behavior === 'allow' && decision.hasUpdatedInput) {
+  // An updatedInput that is the very value handed to the check is the validated input (a zod
+  // transform's output need not parse again); any other value is validated again.
+  const changed = (d: Decision) => d.hasUpdatedInput && d.updatedInput !== callInput
+  if (decision.behavior === 'allow' && changed(decision)) {
     const again = await check(decision.updatedInput)
     if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission check's updatedInput is invalid: ${again.reason}`)
     callInput = again.value
   }
   if (decision.behavior === 'ask' || decision.behavior === 'passthrough') {
-    if (decision.hasUpdatedInput) {
+    if (changed(decision)) {
       const again = await check(decision.updatedInput)
       if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission check's updatedInput is invalid: ${again.reason}`)
       callInput = again.value
@@ -242,7 +245,7 @@ export async function executeTool(
       } catch (err) {
         decision = { behavior: 'deny', message: `the permission prompt threw: ${message(err)}`, hasUpdatedInput: false }
       }
-      if (decision.behavior === 'allow' && decision.hasUpdatedInput) {
+      if (decision.behavior === 'allow' && changed(decision)) {
         const again = await check(decision.updatedInput)
         if (!again.ok) return refuse(target, 'denied', `Permission to use "${target}" was denied: the permission prompt's updatedInput is invalid: ${again.reason}`)
         callInput = again.value
