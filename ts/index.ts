@@ -44,27 +44,8 @@ const DEFAULT_LIMIT = 5
 const DEFAULT_MIN_SCORE = 0.1
 const DEFAULT_PROMPT_TIMEOUT_MS = 5000
 
-class ReadonlyNameSet extends Set<string> {
-  private frozen = false
-  constructor(names: Iterable<string>) {
-    super()
-    for (const n of names) super.add(n)
-    this.frozen = true
-  }
-  override add(value: string): this {
-    if (this.frozen) throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-    return super.add(value)
-  }
-  override delete(): boolean {
-    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-  }
-  override clear(): void {
-    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-  }
-}
-
-/** The core tools a ccb host always loads (never deferred, never indexed by default). */
-export const CORE_TOOLS: ReadonlySet<string> = new ReadonlyNameSet(binding.coreTools())
+export { CORE_TOOLS, CCB_CORE_TOOLS, CCB_TOOL_NAMES, SEED_TOOL_NAMES, type ToolNames } from './presets'
+import { CORE_TOOLS } from './presets'
 
 /** Split a tool name into lowercased parts: `mcp__github__create_issue` → github, create, issue. */
 export function parseToolName(name: string): { parts: string[]; full: string; isMcp: boolean } {
