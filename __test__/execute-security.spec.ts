@@ -85,10 +85,13 @@ describe('permission checks', () => {
     await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
   })
 
-  test('checkPermissions throws: a denial naming the error, not called', async () => {
+  test('checkPermissions throws: the host decides; without a prompt, denied', async () => {
     const t = target('mcp__x__boom', { checkPermissions: async () => { throw new Error('permission backend down') } })
-    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'denied', t)
-    expect(out.message).toContain('permission backend down')
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t)), 'denied', t)
+    const deny = mock(async () => ({ behavior: 'deny', message: 'user said no' }))
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
+    expect(deny).toHaveBeenCalledTimes(1)
+    expect(out.message).toContain('user said no')
   })
 
   test('canUseTool throws: a denial naming the error, not called', async () => {

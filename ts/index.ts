@@ -7,6 +7,7 @@
  */
 import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
+import { ENV, envList, envNumber } from './config'
 import { inputSchemaOf, schemaText } from './schema'
 import type {
   BuildOptions,
@@ -716,8 +717,8 @@ function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
     alwaysLoad[i] = readField(tool, 'alwaysLoad', i) === true
   })
   const core = options.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
-  const exclude = [...envList('TOOL_SEARCH_EXCLUDE'), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
-  const force = [...envList('TOOL_SEARCH_INCLUDE_FORCE'), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
+  const exclude = [...envList(ENV.exclude), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
+  const force = [...envList(ENV.includeForce), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
   return { names, alwaysLoad, scoring, core, exclude, force }
 }
 
@@ -877,15 +878,6 @@ export function stringList(v: Iterable<string>, what: string): string[] {
   return out
 }
 
-function envList(name: string): string[] {
-  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
-  if (!raw) return []
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-}
-
 /**
  * The display threshold, read at each search: compat uses `TOOL_SEARCH_DISPLAY_MIN_SCORE`
  * (default 0.10, the reference's); enhanced uses `TOOL_SEARCH_ENHANCED_MIN_SCORE` (default 0:
@@ -893,12 +885,7 @@ function envList(name: string): string[] {
  * the default.
  */
 export function displayMinScore(scoring: Scoring = 'compat'): number {
-  const key = scoring === 'enhanced' ? 'TOOL_SEARCH_ENHANCED_MIN_SCORE' : 'TOOL_SEARCH_DISPLAY_MIN_SCORE'
-  const fallback = scoring === 'enhanced' ? 0 : DEFAULT_MIN_SCORE
-  const raw = typeof process !== 'undefined' ? process.env[key] : undefined
-  if (raw === undefined || raw.trim() === '') return fallback
-  const v = Number(raw)
-  return Number.isFinite(v) ? v : fallback
+  return scoring === 'enhanced' ? envNumber(ENV.enhancedMinScore, 0) : envNumber(ENV.displayMinScore, DEFAULT_MIN_SCORE)
 }
 
 function optionsKeyOf(o: BuildOptions): string {
@@ -910,8 +897,8 @@ function optionsKeyOf(o: BuildOptions): string {
     list(o.exclude, 'exclude'),
     list(o.includeForce, 'includeForce'),
     o.promptTimeoutMs ?? null,
-    process.env.TOOL_SEARCH_EXCLUDE ?? '',
-    process.env.TOOL_SEARCH_INCLUDE_FORCE ?? '',
+    envList(ENV.exclude),
+    envList(ENV.includeForce),
   ]))
 }
 
@@ -935,3 +922,9 @@ export {
   type ToolResultBlock,
 } from './toolSearch'
 export { executeTool, type ExecuteToolInput, type ExecuteToolOutput, type ExecuteToolOptions } from './executeTool'
+export { type FormatOptions } from './toolSearch'
+export { type ExecuteToolRefusal } from './executeTool'
+export { extractDiscoveredToolNames, toExtraToolResult, type ExtraToolResult, type ExecuteRefusal } from './ccb'
+export { isToolSearchEnabled, toolSearchMode, type ToolSearchMode } from './config'
+export { MAX_INPUT_DEPTH, MAX_INPUT_NODES } from './validate'
+export { searchToolPrompt, executeToolPrompt, executeToolDescription } from './prompts'

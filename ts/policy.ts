@@ -80,9 +80,9 @@ function readDecision(d: unknown): Decision {
 export type CanUseTool = (tool: unknown, input: unknown, context: unknown, parentMessage?: unknown, ...rest: unknown[]) => unknown
 
 /**
- * Permission: the tool's `checkPermissions` (a tool without one passes through); `ask` and
- * `passthrough` go to the host's `canUseTool`, and without one, or without an answer, the
- * call is denied. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
+ * Permission: the tool's own `checkPermissions` may allow or deny; anything else (no check,
+ * `ask`, `passthrough`, a throw, a malformed answer) goes to the host's `canUseTool`, and without
+ * one, or without a usable answer from it, the call is denied. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
  * decision gives one, is what the target sees (the caller validates it again).
  */
 export async function decidePermission(
@@ -92,16 +92,17 @@ export async function decidePermission(
   canUseTool: unknown,
   parentMessage: unknown,
 ): Promise<Stop | { stopped: false; input: unknown; updated: boolean }> {
+  // Anything but the tool's own allow or deny (no check, ask, passthrough, a throw, a malformed
+  // answer) is for the host's canUseTool to decide.
   const f = readField<unknown>(tool, 'checkPermissions')
-  if (!f.ok) return { stopped: true, message: 'its checkPermissions cannot be read' }
   let decision: Decision = { behavior: 'passthrough', hasUpdatedInput: false }
-  if (f.value !== undefined && f.value !== null) {
-    if (typeof f.value !== 'function') return { stopped: true, message: 'its checkPermissions is not a function' }
+  if (f.ok && typeof f.value === 'function') {
     try {
       decision = readDecision(await f.value.call(tool, input, context))
-    } catch (e) {
-      return { stopped: true, message: `its permission check threw: ${describeError(e)}` }
+    } catch {
+      decision = { behavior: 'passthrough', hasUpdatedInput: false }
     }
+    if (decision.behavior === 'invalid') decision = { behavior: 'passthrough', hasUpdatedInput: false }
   }
   let current = input
   let updated = false

@@ -7,6 +7,7 @@ import { CORE_TOOLS, LIMITS, ToolIndex, ToolIndexCache, readingInput, stringList
 import { inputSchemaOf } from './schema'
 import { toolNames, type ToolNames } from './presets'
 import { fieldOrUndefined } from './safeRead'
+import { ENV, envNumber } from './config'
 import type { BuildOptions, Scoring, ToolLike } from './types'
 
 /** The ToolSearch tool's input. */
@@ -61,16 +62,9 @@ const sharedCache = new ToolIndexCache()
 
 const DEFAULT_MAX_RESULTS = 5
 
-function envWeight(name: string, fallback: number): number {
-  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
-  if (raw === undefined || raw.trim() === '') return fallback
-  const v = Number(raw)
-  return Number.isFinite(v) ? v : fallback
-}
-
-/** The merge weights, from env `TOOL_SEARCH_WEIGHT_KEYWORD` / `TOOL_SEARCH_WEIGHT_TFIDF`. */
+/** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
 export function mergeWeights(): { keyword: number; tfidf: number } {
-  return { keyword: envWeight('TOOL_SEARCH_WEIGHT_KEYWORD', 0.4), tfidf: envWeight('TOOL_SEARCH_WEIGHT_TFIDF', 0.6) }
+  return { keyword: envNumber(ENV.weightKeyword, 0.4), tfidf: envNumber(ENV.weightTfidf, 0.6) }
 }
 
 /**
