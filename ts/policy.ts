@@ -1,116 +1,138 @@
 /**
- * Decision reads for ExecuteTool that a polluted `Object.prototype`, a throwing getter or a
- * hostile Proxy cannot turn into "run it": every field that decides whether a tool runs is read
- * from the object itself (or its own class prototypes), never from `Object.prototype` /
- * `Function.prototype`, and every read that throws counts as a doubt.
+ * The decisions that stop a tool: enabled, the tool's own input check, and permission. Each
+ * reads the host's objects without trusting them (no field from a shared prototype, a throw
+ * is an answer of "no"), and every doubt is a refusal.
  */
+import { describeError, readField, readOwn } from './safeRead'
 
-/** A read that threw, or a value that could not be trusted. */
-export class Doubt {
-  constructor(readonly reason: string) {}
-}
-
-const SHARED_PROTOTYPES = new Set<unknown>([Object.prototype, Function.prototype, Array.prototype])
+/** A stop, with the message for the model. */
+export type Stop = { stopped: true; message: string }
+/** Go on, with the input the next step sees (a permission may replace it). */
+export type Go = { stopped: false; input: unknown }
 
 /**
- * Read `key` of `obj` from its own properties or from its class prototypes, stopping at the
- * shared built-in prototypes (so `Object.prototype.behavior = 'allow'` is never seen). A getter
- * is called once; a throw (getter, Proxy trap) gives a `Doubt`.
+ * Enabled means `isEnabled()` returned exactly `true` (awaited). A tool without `isEnabled` is
+ * enabled; any other value, a throw, or an `isEnabled` that is not a function disables it.
  */
-export function readOwn(obj: unknown, key: string): unknown {
-  if (obj === null || (typeof obj !== 'object' && typeof obj !== 'function')) return undefined
+export async function isEnabled(tool: object): Promise<boolean> {
+  const f = readField<unknown>(tool, 'isEnabled')
+  if (!f.ok) return false
+  if (f.value === undefined) return true
+  if (typeof f.value !== 'function') return f.value === true
   try {
-    let o: object | null = obj as object
-    for (let depth = 0; o !== null && !SHARED_PROTOTYPES.has(o) && depth < 64; depth++) {
-      const d = Object.getOwnPropertyDescriptor(o, key)
-      if (d) return d.get ? d.get.call(obj) : d.value
-      o = Object.getPrototypeOf(o)
-    }
-    return undefined
-  } catch (err) {
-    return new Doubt(`reading "${key}" threw: ${message(err)}`)
-  }
-}
-
-/** A function-valued field, `undefined` when absent, or a `Doubt` (threw, or not a function). */
-export function readMethod(obj: unknown, key: string): ((...args: any[]) => unknown) | undefined | Doubt {
-  const v = readOwn(obj, key)
-  if (v === undefined || v instanceof Doubt) return v
-  if (typeof v !== 'function') return new Doubt(`"${key}" is not a function`)
-  return v as (...args: any[]) => unknown
-}
-
-/**
- * Whether a tool is enabled: no `isEnabled` means enabled; otherwise only a call that returns
- * (or resolves to) exactly `true` enables it. `0`, `null`, `''`, `NaN`, `undefined`, a
- * truthy non-boolean, a throw or a non-function `isEnabled` disable it.
- */
-export async function isToolEnabled(tool: object): Promise<boolean> {
-  const f = readMethod(tool, 'isEnabled')
-  if (f === undefined) return true
-  if (f instanceof Doubt) return false
-  try {
-    return (await f.call(tool)) === true
+    return (await f.value.call(tool)) === true
   } catch {
     return false
   }
 }
 
-/** The behaviours a permission decision may carry. */
-export type Behavior = 'allow' | 'deny' | 'ask' | 'passthrough'
+/**
+ * The tool's own `validateInput`, when it has one: the input passes only on an own
+ * `result: true`; a throw, a missing answer or anything else is a refusal.
+ */
+export async function toolAcceptsInput(tool: object, input: unknown, context: unknown): Promise<Stop | undefined> {
+  const f = readField<unknown>(tool, 'validateInput')
+  if (!f.ok) return { stopped: true, message: 'its validateInput cannot be read' }
+  if (f.value === undefined || f.value === null) return undefined
+  if (typeof f.value !== 'function') return { stopped: true, message: 'its validateInput is not a function' }
+  let answer: unknown
+  try {
+    answer = await f.value.call(tool, input, context)
+  } catch (e) {
+    return { stopped: true, message: `its validateInput threw: ${describeError(e)}` }
+  }
+  const result = readOwn<unknown>(answer, 'result')
+  if (result.ok && result.value === true) return undefined
+  const message = readOwn<unknown>(answer, 'message')
+  return { stopped: true, message: message.ok && typeof message.value === 'string' && message.value ? message.value : 'rejected by the tool' }
+}
 
-/** A permission decision read safely: anything unreadable or malformed is a `deny`. */
-export interface Decision {
-  behavior: Behavior
+/** A permission decision, read from its own fields only. */
+interface Decision {
+  behavior: 'allow' | 'deny' | 'ask' | 'passthrough' | 'invalid'
   message?: string
-  /** Present only when the decision's own `updatedInput` is not `undefined`. */
   hasUpdatedInput: boolean
   updatedInput?: unknown
 }
 
-const BEHAVIORS = new Set<unknown>(['allow', 'deny', 'ask', 'passthrough'])
+function readDecision(d: unknown): Decision {
+  if (d === null || typeof d !== 'object') return { behavior: 'invalid', hasUpdatedInput: false }
+  const behavior = readOwn<unknown>(d, 'behavior')
+  const message = readOwn<unknown>(d, 'message')
+  const updated = readOwn<unknown>(d, 'updatedInput')
+  let hasUpdated = false
+  try {
+    hasUpdated = Object.prototype.hasOwnProperty.call(d, 'updatedInput')
+  } catch {
+    return { behavior: 'invalid', hasUpdatedInput: false }
+  }
+  if (!behavior.ok || !updated.ok) return { behavior: 'invalid', hasUpdatedInput: false }
+  const b = behavior.value
+  return {
+    behavior: b === 'allow' || b === 'deny' || b === 'ask' || b === 'passthrough' ? b : 'invalid',
+    message: message.ok && typeof message.value === 'string' ? message.value : undefined,
+    hasUpdatedInput: hasUpdated && updated.value !== undefined,
+    updatedInput: updated.value,
+  }
+}
+
+/** The host's `canUseTool`, in ccb's argument order. */
+export type CanUseTool = (tool: unknown, input: unknown, context: unknown, parentMessage?: unknown, ...rest: unknown[]) => unknown
 
 /**
- * Read a permission decision (from `checkPermissions` or the host's `canUseTool`) using only
- * its own properties. Not an object, a missing or unknown `behavior`, or a throwing read is a
- * `deny` with a reason.
+ * Permission: the tool's own `checkPermissions` may allow or deny; no check, `ask` and
+ * `passthrough` go to the host's `canUseTool`, and without one, or without a usable answer from
+ * it, the call is denied. A check that throws or answers something malformed is a denial. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
+ * decision gives one, is what the target sees (the caller validates it again).
  */
-export function readDecision(raw: unknown): Decision {
-  if (raw === null || typeof raw !== 'object') {
-    return { behavior: 'deny', message: raw === undefined ? 'no permission decision' : 'malformed permission decision', hasUpdatedInput: false }
+export async function decidePermission(
+  tool: object,
+  input: unknown,
+  context: unknown,
+  canUseTool: unknown,
+  parentMessage: unknown,
+): Promise<Stop | { stopped: false; input: unknown; updated: boolean }> {
+  // No check is `passthrough`: the host's canUseTool decides. A throwing or malformed check is a
+  // denial (every doubt is), as is a second ask/passthrough from the host.
+  const f = readField<unknown>(tool, 'checkPermissions')
+  let decision: Decision = { behavior: 'passthrough', hasUpdatedInput: false }
+  if (!f.ok) return { stopped: true, message: `its checkPermissions cannot be read: ${describeError(f.error)}` }
+  if (f.value !== undefined && f.value !== null && typeof f.value !== 'function') {
+    return { stopped: true, message: 'its checkPermissions is not a function' }
   }
-  const behavior = ownData(raw, 'behavior')
-  if (behavior instanceof Doubt) return { behavior: 'deny', message: behavior.reason, hasUpdatedInput: false }
-  if (!BEHAVIORS.has(behavior)) return { behavior: 'deny', message: 'malformed permission decision', hasUpdatedInput: false }
-  const msg = ownData(raw, 'message')
-  const out: Decision = { behavior: behavior as Behavior, hasUpdatedInput: false }
-  if (typeof msg === 'string' && msg) out.message = msg
-  const updated = ownData(raw, 'updatedInput')
-  if (updated instanceof Doubt) return { behavior: 'deny', message: updated.reason, hasUpdatedInput: false }
-  if (updated !== undefined) {
-    out.hasUpdatedInput = true
-    out.updatedInput = updated
+  if (typeof f.value === 'function') {
+    try {
+      decision = readDecision(await f.value.call(tool, input, context))
+    } catch (e) {
+      return { stopped: true, message: `its checkPermissions threw: ${describeError(e)}` }
+    }
+    if (decision.behavior === 'invalid') return { stopped: true, message: 'its checkPermissions gave no usable decision' }
   }
-  return out
-}
-
-/** An own property of a plain decision object (getters are called once; throws give a Doubt). */
-function ownData(obj: object, key: string): unknown {
-  try {
-    const d = Object.getOwnPropertyDescriptor(obj, key)
-    if (!d) return undefined
-    return d.get ? d.get.call(obj) : d.value
-  } catch (err) {
-    return new Doubt(`reading "${key}" of the permission decision threw: ${message(err)}`)
+  let current = input
+  let updated = false
+  if (decision.behavior === 'ask' || decision.behavior === 'passthrough') {
+    if (decision.hasUpdatedInput && decision.updatedInput !== input) {
+      current = decision.updatedInput
+      updated = true
+    }
+    if (typeof canUseTool !== 'function') {
+      return { stopped: true, message: 'this tool needs permission and no permission prompt is available' }
+    }
+    try {
+      decision = readDecision(await (canUseTool as CanUseTool)(tool, current, context, parentMessage))
+    } catch (e) {
+      return { stopped: true, message: `the permission prompt failed: ${describeError(e)}` }
+    }
   }
-}
-
-/** `String(err.message)` that cannot itself throw. */
-export function message(err: unknown): string {
-  try {
-    const m = (err as { message?: unknown })?.message
-    return typeof m === 'string' ? m : String(err)
-  } catch {
-    return 'unprintable error'
+  if (decision.behavior !== 'allow') {
+    const why = decision.behavior === 'deny' ? decision.message : decision.message ?? 'no permission decision was given'
+    return { stopped: true, message: why ?? 'denied' }
   }
+  // The very value handed to the check is the validated input (a zod transform's output need not
+  // parse again); any other value is validated again by the caller.
+  if (decision.hasUpdatedInput && decision.updatedInput !== current && decision.updatedInput !== input) {
+    current = decision.updatedInput
+    updated = true
+  }
+  return { stopped: false, input: current, updated }
 }

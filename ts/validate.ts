@@ -1,67 +1,275 @@
 /**
- * Params validation for ExecuteTool: a zod `inputSchema` is checked by zod itself (its own
- * `safeParse`), a JSON Schema (`inputJSONSchema`, an MCP tool's schema) by ajv with a linear-time
- * regex engine (RE2JS) and the schema's own draft. Each schema object compiles once (WeakMap).
- * A schema that cannot be used refuses every call.
+ * Checking a tool's input before it runs, with the schema's own library: a zod schema with its
+ * own `safeParseAsync`/`safeParse` (refinements, transforms, dates, bigints and custom checks
+ * hold, and the target gets the parsed value), a JSON Schema with ajv (draft-04, -07, 2019-09
+ * or 2020-12, as the schema declares), patterns on a linear-time regex engine (RE2's algorithm),
+ * and every schema compiled once. A schema that cannot be used refuses every input.
  */
 import Ajv, { type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv'
 import Ajv2019 from 'ajv/dist/2019'
 import Ajv2020 from 'ajv/dist/2020'
 import AjvDraft04 from 'ajv-draft-04'
 import { RE2JS } from 're2js'
-import { Doubt, message, readOwn } from './policy'
+import { describeError, readField, readOwn } from './safeRead'
 
-/** Limits of the params snapshot (JSON from a model stays far below them). */
-export const PARAMS_LIMITS = { maxDepth: 256, maxNodes: 1_000_000, maxArrayLength: 1_000_000 } as const
+/** A check's outcome: the value to pass on (zod's parsed output), or why the input is refused. */
+export type Checked = { ok: true; value: unknown } | { ok: false; message: string }
 
-/** The result of checking params: the value the tool gets, or why not. */
-export type Checked = { ok: true; value: unknown } | { ok: false; reason: string }
+/** Nesting beyond this is refused before any schema sees the input. */
+export const MAX_INPUT_DEPTH = 256
+/** Values (objects, arrays, strings, ...) beyond this are refused before any schema sees the input. */
+export const MAX_INPUT_NODES = 1_000_000
 
-// ---------------------------------------------------------------------------------------------
-// Snapshot: plain data, read once
-// ---------------------------------------------------------------------------------------------
+/** Patterns run on RE2JS: linear time, so no pattern can hang the process. */
+function linearRegExp(pattern: string): { test: (s: string) => boolean } {
+  const re = RE2JS.compile(pattern)
+  return { test: (s: string) => re.test(s) }
+}
+linearRegExp.code = 'linearRegExp'
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+const AJV_OPTIONS: AjvOptions = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  // A schema's $id is not registered on the shared instance: a second schema object with the same
+  // $id (an MCP server reconnecting) compiles on its own instead of failing for the process's life.
+  addUsedSchema: false,
+  code: { regExp: linearRegExp as unknown as NonNullable<AjvOptions['code']>['regExp'] },
+}
 
-function isPlainObject(v: object): boolean {
-  const p = Object.getPrototypeOf(v)
-  return p === Object.prototype || p === null
+let engines: { d4: Ajv; d7: Ajv; d2019: Ajv; d2020: Ajv } | undefined
+function ajvFor(draft: 'd4' | 'd7' | 'd2019' | 'd2020'): Ajv {
+  engines ??= {
+    d4: new AjvDraft04(AJV_OPTIONS) as unknown as Ajv,
+    d7: new Ajv(AJV_OPTIONS),
+    d2019: new Ajv2019(AJV_OPTIONS) as unknown as Ajv,
+    d2020: new Ajv2020(AJV_OPTIONS) as unknown as Ajv,
+  }
+  return engines[draft]
+}
+
+/** Draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`, anywhere in the schema. */
+function usesDraft04Booleans(schema: unknown): boolean {
+  const seen = new Set<object>()
+  const stack: unknown[] = [schema]
+  while (stack.length) {
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue
+    seen.add(node)
+    if (seen.size > 10_000) return false
+    const o = node as Record<string, unknown>
+    if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') return true
+    for (const v of Object.values(o)) if (v !== null && typeof v === 'object') stack.push(v)
+  }
+  return false
+}
+
+function draftOf(schema: Record<string, unknown>): 'd4' | 'd7' | 'd2019' | 'd2020' {
+  const declared = schema.$schema
+  if (typeof declared === 'string') {
+    if (declared.includes('2020-12')) return 'd2020'
+    if (declared.includes('2019-09')) return 'd2019'
+    if (declared.includes('draft-04') || declared.includes('draft-03')) return 'd4'
+    if (declared.includes('draft-07') || declared.includes('draft-06')) return 'd7'
+  }
+  return usesDraft04Booleans(schema) ? 'd4' : 'd7'
+}
+
+function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
+  const draft = draftOf(schema)
+  let s: Record<string, unknown> = schema
+  if (typeof schema.$schema === 'string' && draft === 'd7' && !schema.$schema.includes('draft-07')) {
+    // draft-06 means the same as draft-07 for the keywords tools use; ajv only knows the latter.
+    const { $schema: _drop, ...rest } = schema
+    s = rest
+  }
+  const ajv = ajvFor(draft)
+  try {
+    return ajv.compile(s)
+  } finally {
+    // ajv keeps every compiled schema object in a Map for its own life; the WeakMap below is the
+    // cache, so drop ajv's entry (an MCP server reconnecting 10k times retains nothing).
+    try {
+      ajv.removeSchema(s)
+    } catch {
+      // nothing registered
+    }
+  }
+}
+
+function describeAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  const parts = (errors ?? []).slice(0, 20).map((e) => {
+    const field =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${String((e.params as { missingProperty?: unknown }).missingProperty)}`
+        : e.keyword === 'additionalProperties'
+          ? `${e.instancePath}/${String((e.params as { additionalProperty?: unknown }).additionalProperty)}`
+          : e.instancePath || '(params)'
+    return `${field}: ${e.message ?? e.keyword}`
+  })
+  return parts.join('; ') || 'does not match the schema'
+}
+
+/** Validates one input (async: zod refinements may be async). */
+export type Validator = (input: unknown) => Promise<Checked>
+
+const ACCEPT_ALL: Validator = async (input) => ({ ok: true, value: input })
+const refuseAll =
+  (why: string): Validator =>
+  async () => ({ ok: false, message: why })
+
+/** A zod schema (v3 or v4): it has its own `safeParse`. */
+function zodValidator(schema: object): Validator {
+  const asyncParse = readField<unknown>(schema, 'safeParseAsync')
+  const syncParse = readField<unknown>(schema, 'safeParse')
+  const parse =
+    asyncParse.ok && typeof asyncParse.value === 'function'
+      ? (asyncParse.value as (v: unknown) => unknown)
+      : syncParse.ok && typeof syncParse.value === 'function'
+        ? (syncParse.value as (v: unknown) => unknown)
+        : undefined
+  if (!parse) return refuseAll('its input schema cannot be read')
+  return async (input) => {
+    let result: unknown
+    try {
+      result = await parse.call(schema, input)
+    } catch (e) {
+      return { ok: false, message: `its input schema threw: ${describeError(e)}` }
+    }
+    const success = readOwn<unknown>(result, 'success')
+    if (success.ok && success.value === true) {
+      const data = readOwn<unknown>(result, 'data')
+      if (!data.ok) return { ok: false, message: 'its input schema gave an unreadable result' }
+      return { ok: true, value: data.value }
+    }
+    return { ok: false, message: zodMessage(readOwn<unknown>(result, 'error')) }
+  }
+}
+
+function zodMessage(err: { ok: boolean; value?: unknown }): string {
+  if (!err.ok) return 'does not match the schema'
+  const issues = readField<unknown>(err.value, 'issues')
+  if (!issues.ok || !Array.isArray(issues.value)) return 'does not match the schema'
+  const parts = issues.value.slice(0, 20).map((i: unknown) => {
+    const path = readOwn<unknown>(i, 'path')
+    const message = readOwn<unknown>(i, 'message')
+    const where = path.ok && Array.isArray(path.value) && path.value.length ? `/${path.value.map((p) => String(p)).join('/')}` : '(params)'
+    return `${where}: ${message.ok && typeof message.value === 'string' ? message.value : 'invalid'}`
+  })
+  return parts.join('; ') || 'does not match the schema'
+}
+
+function jsonSchemaValidator(schema: unknown): Validator {
+  if (schema === true) return ACCEPT_ALL
+  if (schema === false) return refuseAll('its input schema accepts no input')
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    return refuseAll('its input schema is not a JSON Schema')
+  }
+  let validate: ValidateFunction
+  try {
+    validate = compileJsonSchema(schema as Record<string, unknown>)
+  } catch (e) {
+    return refuseAll(`its input schema cannot be compiled: ${describeError(e)}`)
+  }
+  return async (input) => {
+    try {
+      if (validate(input)) return { ok: true, value: input }
+      return { ok: false, message: describeAjvErrors(validate.errors) }
+    } catch (e) {
+      // e.g. a self-referencing $ref walking a cyclic input until the stack runs out
+      return { ok: false, message: `validation failed: ${describeError(e)}` }
+    }
+  }
+}
+
+/** One validator per schema object, for the life of that object. */
+const cache = new WeakMap<object, Validator>()
+
+function cached(key: object, make: () => Validator): Validator {
+  let v = cache.get(key)
+  if (!v) {
+    v = make()
+    cache.set(key, v)
+  }
+  return v
 }
 
 /**
- * Copy params into fresh plain objects and arrays, reading every property once (so a getter or
- * Proxy cannot show the validator one value and the tool another). Refuses own `__proto__` /
- * `constructor` / `prototype` keys, cycles, nesting deeper than `maxDepth`, arrays longer than
- * `maxArrayLength` or with holes, and more than `maxNodes` values. Non-plain objects (a `Date`,
- * a class instance) are kept by reference as leaves; functions and symbols are refused.
+ * The validator of a tool's input: `inputJSONSchema` (JSON Schema, also `true`/`false`) when the
+ * tool has one, else `inputSchema` (zod when it has `safeParse`, else JSON Schema). A tool with
+ * neither accepts any input; a field that throws or holds something unusable refuses every input.
  */
-export function snapshotParams(value: unknown): Checked {
+export function validatorOf(tool: object): Validator {
+  const json = readField<unknown>(tool, 'inputJSONSchema')
+  if (!json.ok) return refuseAll(`its inputJSONSchema cannot be read: ${describeError(json.error)}`)
+  if (json.value !== undefined && json.value !== null) {
+    const s = json.value
+    if (typeof s === 'boolean') return jsonSchemaValidator(s)
+    return typeof s === 'object' ? cached(s, () => jsonSchemaValidator(s)) : refuseAll('its inputJSONSchema is not a JSON Schema')
+  }
+  const input = readField<unknown>(tool, 'inputSchema')
+  if (!input.ok) return refuseAll(`its inputSchema cannot be read: ${describeError(input.error)}`)
+  const s = input.value
+  if (s === undefined || s === null) return ACCEPT_ALL
+  if (typeof s === 'boolean') return jsonSchemaValidator(s)
+  if (typeof s !== 'object' && typeof s !== 'function') return refuseAll('its inputSchema is not a schema')
+  return cached(s, () => {
+    const sp = readField<unknown>(s, 'safeParse')
+    if (!sp.ok) return refuseAll(`its inputSchema cannot be read: ${describeError(sp.error)}`)
+    if (typeof sp.value === 'function') return zodValidator(s)
+    // A zod schema without safeParse (a stub, another library's shape) is not a JSON Schema either.
+    const def = readField<unknown>(s, '_def')
+    const zod = readField<unknown>(s, '_zod')
+    if (!def.ok || !zod.ok || def.value !== undefined || zod.value !== undefined) return refuseAll('its inputSchema looks like a zod schema but has no safeParse')
+    return jsonSchemaValidator(s)
+  })
+}
+
+/** Arrays longer than this are refused before any schema walks them. */
+export const MAX_INPUT_ARRAY_LENGTH = 1_000_000
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+class ShapeError extends Error {}
+
+/**
+ * Copy the input into fresh plain objects and arrays, reading every property once, so a getter
+ * or Proxy cannot show the schema one value and the target another. Refused: own `__proto__` /
+ * `constructor` / `prototype` keys anywhere, nesting deeper than `MAX_INPUT_DEPTH`, cycles, more
+ * than `MAX_INPUT_NODES` values, arrays longer than `MAX_INPUT_ARRAY_LENGTH` or with holes (a
+ * sparse `length = 2**32 - 1` array would make a schema walk four billion holes), functions and
+ * symbols, and keys or values that cannot be read (a hostile Proxy). Objects that are not plain
+ * (a `Date`, a class instance) are kept by reference as leaves.
+ */
+export function snapshotInput(value: unknown): Checked {
+  const ancestors = new Set<object>()
   let nodes = 0
-  const onPath = new Set<object>()
-  const fail = (reason: string): never => {
-    throw new SnapshotError(reason)
+  const fail = (why: string): never => {
+    throw new ShapeError(why)
   }
   const copy = (v: unknown, path: string, depth: number): unknown => {
-    if (++nodes > PARAMS_LIMITS.maxNodes) fail(`more than ${PARAMS_LIMITS.maxNodes} values`)
-    if (typeof v === 'function' || typeof v === 'symbol') fail(`${path || '(params)'}: a ${typeof v} is not a parameter value`)
+    const where = path || '(params)'
+    if (++nodes > MAX_INPUT_NODES) fail(`more than ${MAX_INPUT_NODES} values`)
+    if (typeof v === 'function' || typeof v === 'symbol') fail(`a ${typeof v} at ${where}`)
     if (v === null || typeof v !== 'object') return v
-    if (depth >= PARAMS_LIMITS.maxDepth) fail(`nested deeper than ${PARAMS_LIMITS.maxDepth} levels at ${path}`)
-    if (onPath.has(v)) fail(`cyclic value at ${path || '(params)'}`)
+    if (depth > MAX_INPUT_DEPTH) fail(`nesting deeper than ${MAX_INPUT_DEPTH} at ${where}`)
+    if (ancestors.has(v)) fail(`a cycle at ${where}`)
     if (Array.isArray(v)) {
       const n = v.length
-      if (n > PARAMS_LIMITS.maxArrayLength) fail(`array of length ${n} at ${path || '(params)'} exceeds ${PARAMS_LIMITS.maxArrayLength}`)
-      onPath.add(v)
-      const out = new Array(n)
+      if (n > MAX_INPUT_ARRAY_LENGTH) fail(`an array of length ${n} at ${where} (the limit is ${MAX_INPUT_ARRAY_LENGTH})`)
+      ancestors.add(v)
+      const out = new Array<unknown>(n)
       for (let i = 0; i < n; i++) {
         const d = Object.getOwnPropertyDescriptor(v, i)
-        if (!d) fail(`sparse array at ${path || '(params)'} (hole at ${i})`)
+        if (!d) fail(`a sparse array at ${where} (a hole at ${i})`)
         out[i] = copy(d!.get ? d!.get.call(v) : d!.value, `${path}/${i}`, depth + 1)
       }
-      onPath.delete(v)
+      ancestors.delete(v)
       return out
     }
-    if (!isPlainObject(v)) return v
-    onPath.add(v)
+    const proto = Object.getPrototypeOf(v)
+    if (proto !== Object.prototype && proto !== null) return v
+    ancestors.add(v)
     const out: Record<string, unknown> = {}
     for (const key of Reflect.ownKeys(v)) {
       if (typeof key === 'symbol') continue
@@ -70,206 +278,33 @@ export function snapshotParams(value: unknown): Checked {
       if (FORBIDDEN_KEYS.has(key)) fail(`forbidden key at ${path}/${key}`)
       out[key] = copy(d.get ? d.get.call(v) : d.value, `${path}/${key}`, depth + 1)
     }
-    onPath.delete(v)
+    ancestors.delete(v)
     return out
   }
   try {
     return { ok: true, value: copy(value, '', 0) }
-  } catch (err) {
-    if (err instanceof SnapshotError) return { ok: false, reason: err.message }
-    return { ok: false, reason: `reading the params threw: ${message(err)}` }
+  } catch (e) {
+    if (e instanceof ShapeError) return { ok: false, message: e.message }
+    return { ok: false, message: `the input cannot be read: ${describeError(e)}` }
   }
 }
 
-class SnapshotError extends Error {}
+/** Why `snapshotInput` refuses a value, or `undefined` when it would not. */
+export function checkInputShape(value: unknown): string | undefined {
+  const r = snapshotInput(value)
+  return r.ok ? undefined : r.message
+}
 
-// ---------------------------------------------------------------------------------------------
-// Schemas
-// ---------------------------------------------------------------------------------------------
-
-/** A compiled check: takes a snapshot, gives the value for the tool (zod's parsed output) or why not. */
-export type Validator = (value: unknown) => Promise<Checked>
-
-/** The tool's schema: a validator, none (`undefined`), or a reason it cannot be used. */
-export type SchemaCheck = Validator | undefined | Doubt
-
-/**
- * The validator of a tool's input schema. `inputJSONSchema` (any value but `undefined`) wins and
- * goes to ajv (`false` rejects everything, a non-schema refuses); otherwise a zod `inputSchema`
- * (an object with a `safeParse` function) is run by zod; a plain-object `inputSchema` is JSON
- * Schema; no `inputSchema` means no schema. Read from the tool's own properties only.
- */
-export function validatorOf(tool: object): SchemaCheck {
-  const json = readOwn(tool, 'inputJSONSchema')
-  if (json instanceof Doubt) return json
-  if (json !== undefined) return jsonValidator(json)
-  const schema = readOwn(tool, 'inputSchema')
-  if (schema instanceof Doubt) return schema
-  if (schema === undefined) return undefined
-  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
-    return new Doubt(`its inputSchema is a ${schema === null ? 'null' : typeof schema}, not a schema`)
+/** Snapshot, then the tool's schema: the value the target may see, or why not. */
+export async function checkInput(tool: object, input: unknown): Promise<Checked> {
+  const snap = snapshotInput(input)
+  if (!snap.ok) return snap
+  const checked = await validatorOf(tool)(snap.value)
+  if (!checked.ok) return checked
+  // A zod transform may build a new value: it must pass the shape check too.
+  if (checked.value !== snap.value) {
+    const after = checkInputShape(checked.value)
+    if (after) return { ok: false, message: `the parsed input has ${after}` }
   }
-  if (typeof schema === 'boolean') return jsonValidator(schema)
-  const safeParse = readOwn(schema, 'safeParse')
-  if (safeParse instanceof Doubt) return safeParse
-  if (typeof safeParse === 'function') return zodValidator(schema)
-  const zodLike = readOwn(schema, '_def') !== undefined || readOwn(schema, '_zod') !== undefined
-  if (zodLike) return new Doubt('its inputSchema looks like a zod schema but has no safeParse')
-  return jsonValidator(schema)
-}
-
-const zodCache = new WeakMap<object, Validator>()
-
-type ParseResult = { success?: unknown; data?: unknown; error?: { issues?: unknown } }
-
-/** Run the schema's own `safeParseAsync` (async refinements) or `safeParse`; the tool gets `data`. */
-function zodValidator(schema: object): Validator {
-  const hit = zodCache.get(schema)
-  if (hit) return hit
-  const s = schema as { safeParse: (v: unknown) => ParseResult; safeParseAsync?: (v: unknown) => Promise<ParseResult> }
-  const v: Validator = async (value) => {
-    let r: ParseResult
-    try {
-      r = typeof s.safeParseAsync === 'function' ? await s.safeParseAsync(value) : s.safeParse(value)
-    } catch (err) {
-      return { ok: false, reason: `the input schema threw: ${message(err)}` }
-    }
-    if (r === null || typeof r !== 'object') return { ok: false, reason: 'the input schema gave no result' }
-    if (r.success === true) return { ok: true, value: r.data }
-    return { ok: false, reason: describeZod(r.error) }
-  }
-  zodCache.set(schema, v)
-  return v
-}
-
-function describeZod(error: ParseResult['error']): string {
-  try {
-    const issues = Array.isArray(error?.issues) ? (error!.issues as { path?: unknown[]; message?: unknown }[]) : []
-    if (!issues.length) return 'rejected by the input schema'
-    return issues
-      .slice(0, 10)
-      .map((i) => `${Array.isArray(i.path) && i.path.length ? `/${i.path.map(String).join('/')}` : '(params)'}: ${String(i.message)}`)
-      .join('; ')
-  } catch {
-    return 'rejected by the input schema'
-  }
-}
-
-/** RE2JS behind ajv's `code.regExp`: `pattern` and `patternProperties` match in linear time. */
-function re2(pattern: string, _flags: string): { test: (s: string) => boolean } {
-  const compiled = RE2JS.compile(pattern)
-  return { test: (s: string) => compiled.matcher(s).find() }
-}
-re2.code = 'new RegExp'
-
-const AJV_OPTIONS: AjvOptions = {
-  allErrors: true,
-  strict: false,
-  validateFormats: false,
-  code: { regExp: re2 as unknown as NonNullable<AjvOptions['code']>['regExp'] },
-}
-
-let validators: { draft04: Ajv; draft07: Ajv; d2019: Ajv; d2020: Ajv } | undefined
-
-function ajvs() {
-  validators ??= {
-    draft04: new AjvDraft04(AJV_OPTIONS) as unknown as Ajv,
-    draft07: new Ajv(AJV_OPTIONS),
-    d2019: new Ajv2019(AJV_OPTIONS),
-    d2020: new Ajv2020(AJV_OPTIONS),
-  }
-  return validators
-}
-
-/** Boolean `exclusiveMinimum`/`exclusiveMaximum` anywhere (bounded walk): a draft-04 schema. */
-function looksDraft04(schema: object): boolean {
-  let budget = 10_000
-  const seen = new Set<object>()
-  const walk = (n: unknown, depth: number): boolean => {
-    if (n === null || typeof n !== 'object' || depth > 64 || --budget < 0 || seen.has(n)) return false
-    seen.add(n)
-    const o = n as Record<string, unknown>
-    if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') return true
-    for (const k of Object.keys(o)) if (walk(o[k], depth + 1)) return true
-    return false
-  }
-  return walk(schema, 0)
-}
-
-/** The ajv instance of the schema's declared draft (04, 2019-09, 2020-12, else 07). */
-function pickAjv(schema: object): { ajv: Ajv; schema: object } {
-  const a = ajvs()
-  const declared = (schema as { $schema?: unknown }).$schema
-  if (typeof declared === 'string') {
-    if (declared.includes('2020-12')) return { ajv: a.d2020, schema }
-    if (declared.includes('2019-09')) return { ajv: a.d2019, schema }
-    if (declared.includes('draft-04')) return { ajv: a.draft04, schema }
-    if (!declared.includes('draft-07')) {
-      // draft-06 and unknown drafts: the keywords tools use mean the same in draft-07
-      const { $schema: _drop, ...rest } = schema as Record<string, unknown>
-      return { ajv: looksDraft04(rest) ? a.draft04 : a.draft07, schema: rest }
-    }
-    return { ajv: a.draft07, schema }
-  }
-  return { ajv: looksDraft04(schema) ? a.draft04 : a.draft07, schema }
-}
-
-const jsonCache = new WeakMap<object, Validator | Doubt>()
-const TRUE_VALIDATOR: Validator = async (value) => ({ ok: true, value })
-const FALSE_VALIDATOR: Validator = async () => ({ ok: false, reason: 'the tool accepts no input (its schema is false)' })
-
-/**
- * Compile a JSON Schema once per schema object. The compiled schema is removed from ajv's
- * registry right after compiling, so a second schema object with the same `$id` (an MCP
- * reconnect) compiles too and nothing is retained but the WeakMap entry.
- */
-function jsonValidator(schema: unknown): Validator | Doubt {
-  if (schema === true) return TRUE_VALIDATOR
-  if (schema === false) return FALSE_VALIDATOR
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    return new Doubt(`its JSON Schema is ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : `a ${typeof schema}`}`)
-  }
-  const hit = jsonCache.get(schema)
-  if (hit) return hit
-  let out: Validator | Doubt
-  try {
-    const picked = pickAjv(schema)
-    let validate: ValidateFunction
-    try {
-      validate = picked.ajv.compile(picked.schema)
-    } finally {
-      try {
-        picked.ajv.removeSchema(picked.schema)
-      } catch {
-        // nothing registered
-      }
-    }
-    out = async (value) => {
-      try {
-        if (validate(value)) return { ok: true, value }
-        return { ok: false, reason: describeAjv(validate.errors) }
-      } catch (err) {
-        return { ok: false, reason: `validation failed: ${message(err)}` }
-      }
-    }
-  } catch (err) {
-    out = new Doubt(`its input schema cannot be compiled: ${message(err)}`)
-  }
-  jsonCache.set(schema, out)
-  return out
-}
-
-function describeAjv(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .slice(0, 10)
-    .map((e) => {
-      const field =
-        e.keyword === 'required'
-          ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-          : e.keyword === 'additionalProperties'
-            ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
-            : e.instancePath || '(params)'
-      return `${field}: ${e.message ?? e.keyword}`
-    })
-    .join('; ')
+  return checked
 }
