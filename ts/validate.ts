@@ -37,15 +37,39 @@ const AJV_OPTIONS: AjvOptions = {
   code: { regExp: linearRegExp as unknown as NonNullable<AjvOptions['code']>['regExp'] },
 }
 
-let engines: { d4: Ajv; d7: Ajv; d2019: Ajv; d2020: Ajv } | undefined
-function ajvFor(draft: 'd4' | 'd7' | 'd2019' | 'd2020'): Ajv {
-  engines ??= {
-    d4: new AjvDraft04(AJV_OPTIONS) as unknown as Ajv,
-    d7: new Ajv(AJV_OPTIONS),
-    d2019: new Ajv2019(AJV_OPTIONS) as unknown as Ajv,
-    d2020: new Ajv2020(AJV_OPTIONS) as unknown as Ajv,
+type Draft = 'd4' | 'd7' | 'd2019' | 'd2020'
+
+/**
+ * Schemas compiled by one ajv instance before a fresh one takes over. ajv keeps every schema it
+ * compiled, and its validate function, in the instance's code scope for the instance's life; a
+ * host whose MCP servers reconnect hands over new schema objects each time, so one shared
+ * instance would grow without bound. A retired instance is freed with its last validator.
+ */
+export const SCHEMAS_PER_AJV = 256
+
+const engines = new Map<Draft, { ajv: Ajv; compiled: number }>()
+
+function newAjv(draft: Draft): Ajv {
+  switch (draft) {
+    case 'd4':
+      return new AjvDraft04(AJV_OPTIONS) as unknown as Ajv
+    case 'd2019':
+      return new Ajv2019(AJV_OPTIONS) as unknown as Ajv
+    case 'd2020':
+      return new Ajv2020(AJV_OPTIONS) as unknown as Ajv
+    default:
+      return new Ajv(AJV_OPTIONS)
   }
-  return engines[draft]
+}
+
+function ajvFor(draft: Draft): Ajv {
+  let e = engines.get(draft)
+  if (!e || e.compiled >= SCHEMAS_PER_AJV) {
+    e = { ajv: newAjv(draft), compiled: 0 }
+    engines.set(draft, e)
+  }
+  e.compiled++
+  return e.ajv
 }
 
 /** Draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`, anywhere in the schema. */
@@ -64,7 +88,7 @@ function usesDraft04Booleans(schema: unknown): boolean {
   return false
 }
 
-function draftOf(schema: Record<string, unknown>): 'd4' | 'd7' | 'd2019' | 'd2020' {
+function draftOf(schema: Record<string, unknown>): Draft {
   const declared = schema.$schema
   if (typeof declared === 'string') {
     if (declared.includes('2020-12')) return 'd2020'
