@@ -349,13 +349,15 @@ export class Gateway {
     const server = new sdk.Server(
       { name: 'tool-index-gateway', version: VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, logging: {} },
         instructions: `This server fronts ${this.upstreams.length} MCP servers (${this.upstreams.map((u) => u.name).join(', ')}). Call ${SEARCH_TOOL} to find a tool, then ${EXECUTE_TOOL} to run it.`,
       },
     )
     const session: GatewaySession = { search: new ToolSearchSession() }
     this.servers.add(server)
     server.onclose = () => this.servers.delete(server)
+    // The gateway logs to stderr; it accepts a client's level so logging/setLevel succeeds.
+    server.setRequestHandler(T.SetLevelRequestSchema, async () => ({}))
     server.setRequestHandler(T.ListToolsRequestSchema, async () => {
       await this.waitStartup()
       const direct = this.tools
@@ -388,13 +390,13 @@ export class Gateway {
       const name = req.params.name as string
       const args = req.params.arguments as Record<string, unknown> | undefined
       const { progressToken, ...meta } = (req.params._meta ?? {}) as Record<string, unknown>
+      // Progress goes out in order, and before the result.
+      let sent: Promise<unknown> = Promise.resolve()
       const onProgress: ProgressFn | undefined =
         progressToken === undefined
           ? undefined
           : (p) => {
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })
-                .catch(() => {})
+              sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => {})
             }
       const fwd = { signal: extra.signal as AbortSignal, onProgress, meta }
       if (name === SEARCH_TOOL) {
@@ -411,12 +413,25 @@ export class Gateway {
           return text(`${SEARCH_TOOL} failed: ${(e as Error)?.message ?? e}`, true)
         }
       }
-      if (name === EXECUTE_TOOL) return this.execute(args?.tool_name, args?.arguments, session, fwd)
+      if (name === EXECUTE_TOOL) {
+        const r = await this.execute(args?.tool_name, args?.arguments, session, fwd)
+        await sent
+        return r
+      }
       const t = this.byName.get(name)
-      if (t?.alwaysLoad) return this.execute(name, args, session, fwd)
-      throw new T.McpError(T.ErrorCode.InvalidParams, `Unknown tool: ${name}. Use ${SEARCH_TOOL} and ${EXECUTE_TOOL}.`)
+      if (t?.alwaysLoad) {
+        const r = await this.execute(name, args, session, fwd)
+        await sent
+        return r
+      }
+      throw Object.assign(new Error(`Unknown tool: ${name}. Use ${SEARCH_TOOL} and ${EXECUTE_TOOL}.`), { code: T.ErrorCode.InvalidParams })
     })
     return server
+  }
+
+  /** SIGKILL every upstream process still running (synchronous: safe in an `exit` handler). */
+  killAll(): void {
+    for (const u of this.upstreams) u.killAll()
   }
 
   /** Close every upstream and every client session. */

@@ -176,6 +176,7 @@ export async function runServe(argv: string[]): Promise<number> {
     stop(code)
   }
   let closeAll = () => gateway.close()
+  process.once('exit', () => gateway.killAll())
   process.once('SIGINT', () => void shutdown(0, 'SIGINT'))
   process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'))
   if (port !== undefined) {

@@ -55,6 +55,9 @@ export class Upstream {
   /** How many times it connected. */
   connects = 0
   private client: any
+  private transport: any
+  /** stdio transports whose process may still run (killed on exit). */
+  private readonly live = new Set<any>()
   private attempt = 0
   private timer: NodeJS.Timeout | undefined
   private generation = 0
@@ -123,6 +126,8 @@ export class Upstream {
       if (gen === this.generation) void this.refresh(gen)
     })
     this.client = client
+    this.transport = transport
+    if (c.transport === 'stdio') this.live.add(transport)
     try {
       await withDeadline(client.connect(transport, { timeout: this.settings.connectTimeoutMs }), this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
       if (gen !== this.generation) return
@@ -142,7 +147,7 @@ export class Upstream {
       })
       this.events.onTools(this)
     } catch (e) {
-      this.down(gen, `failed to start: ${(e as Error)?.message ?? e}`)
+      this.down(gen, `failed to start: ${(e as Error)?.message ?? e}`, true)
     } finally {
       this.settleFirst()
     }
@@ -178,7 +183,7 @@ export class Upstream {
   }
 
   /** Mark unavailable, drop the tools, close the connection, schedule a reconnect. */
-  private down(gen: number, why: string): void {
+  private down(gen: number, why: string, kill = false): void {
     if (gen !== this.generation || this.state === 'closed' || this.state === 'unavailable') return
     this.generation++
     const hadTools = this.tools.length > 0
@@ -186,10 +191,13 @@ export class Upstream {
     this.state = 'unavailable'
     this.lastError = why
     const client = this.client
+    const transport = this.transport
     this.client = undefined
+    this.transport = undefined
+    if (kill) this.killTransport(transport)
     if (client) {
       client.onclose = undefined
-      void client.close().catch(() => {})
+      void client.close().catch(() => {}).finally(() => this.live.delete(transport))
     }
     const base = Math.min(this.settings.backoffMaxMs, this.settings.backoffInitialMs * 2 ** Math.min(this.attempt, 30))
     const delay = Math.round(base * (0.8 + Math.random() * 0.4))
@@ -253,8 +261,25 @@ export class Upstream {
     try {
       await withDeadline(client.ping({ timeout: this.settings.listTimeoutMs }), this.settings.listTimeoutMs, 'ping timed out')
     } catch (e) {
-      this.down(gen, `hung: no answer to ping within ${this.settings.listTimeoutMs} ms after a call deadline`)
+      this.down(gen, `hung: no answer to ping within ${this.settings.listTimeoutMs} ms after a call deadline`, true)
     }
+  }
+
+  private killTransport(transport: any): void {
+    const pid = transport?.pid
+    if (typeof pid === 'number') {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    this.live.delete(transport)
+  }
+
+  /** SIGKILL every stdio process this upstream started that may still run (synchronous; for exit). */
+  killAll(): void {
+    for (const t of [...this.live]) this.killTransport(t)
   }
 
   /** Stop for good. */
@@ -269,5 +294,6 @@ export class Upstream {
       client.onclose = undefined
       await client.close().catch(() => {})
     }
+    this.killAll()
   }
 }
