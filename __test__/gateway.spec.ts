@@ -399,7 +399,7 @@ describe('gateway over stdio (MCP Inspector CLI)', () => {
     const cfg: Cfg = {
       mcpServers: {
         memory: { command: 'node', args: [binOf('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: path.join(tmp, 'inspector-memory.jsonl') } },
-        flaky: { command: 'node', args: [FLAKY], alwaysLoad: true },
+        flaky: { command: 'node', args: [FLAKY], alwaysLoad: true, prefix: false },
       },
       // One Inspector run is one session, so search-then-execute cannot span runs: let execute run undiscovered tools.
       gateway: { requireDiscovered: false, connectTimeoutMs: 8000 },
@@ -419,7 +419,9 @@ describe('gateway over stdio (MCP Inspector CLI)', () => {
     const names = list.tools.map((t: any) => t.name)
     expect(names).toContain('search_tools')
     expect(names).toContain('execute_tool')
-    expect(names).toContain('mcp__flaky__count_slowly')
+    // alwaysLoad + prefix: false: the fixture's tools are listed under their own names
+    expect(names).toContain('count_slowly')
+    expect(names).not.toContain('mcp__flaky__count_slowly')
     expect(names.some((n: string) => n.startsWith('mcp__memory__'))).toBe(false)
     const s = inspector(['--method', 'tools/call', '--tool-name', 'search_tools', '--tool-arg', 'query=create entities in the knowledge graph'])
     expect(s.structuredContent.matches[0].name).toBe('mcp__memory__create_entities')
@@ -430,4 +432,80 @@ describe('gateway over stdio (MCP Inspector CLI)', () => {
     expect(bad.isError).toBe(true)
     expect(bad.structuredContent.refused).toBe('invalid_params')
   }, 60_000)
+})
+
+describe('gateway config and command line', () => {
+  // Loaded from dist like the rest of the suite's subject.
+  const cfgMod = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
+
+  test('parses stdio and HTTP servers, expands ${VAR}, normalizes and de-duplicates names', () => {
+    const c = cfgMod.parseConfig(
+      {
+        mcpServers: {
+          'my server': { command: 'node', args: ['${HOME_DIR:-/home}/x.js'], env: { TOKEN: '${SECRET}' } },
+          my_server: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${SECRET}' }, alwaysLoad: ['a'] },
+          old: { type: 'sse', url: 'http://127.0.0.1:9/sse', prefix: false, alwaysLoad: true },
+          off: { command: 'x', disabled: true },
+        },
+        gateway: { callTimeoutMs: 1234, requireDiscovered: false },
+      },
+      '/tmp/c.json',
+      { SECRET: 's3' },
+    )
+    expect(c.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['my_server', 'stdio'],
+      ['my_server_2', 'http'],
+      ['old', 'sse'],
+    ])
+    expect(c.servers[0].args).toEqual(['/home/x.js'])
+    expect(c.servers[0].env).toEqual({ TOKEN: 's3' })
+    expect(c.servers[1].headers).toEqual({ Authorization: 'Bearer s3' })
+    expect(c.servers[1].alwaysLoad).toEqual(['a'])
+    expect(c.servers[2].prefix).toBe(false)
+    expect(c.settings.callTimeoutMs).toBe(1234)
+    expect(c.settings.requireDiscovered).toBe(false)
+    expect(c.settings.connectTimeoutMs).toBe(cfgMod.DEFAULT_SETTINGS.connectTimeoutMs)
+  })
+
+  test('rejects malformed configs with a ConfigError naming the field', () => {
+    const bad: [unknown, RegExp][] = [
+      [null, /mcpServers/],
+      [{ mcpServers: [] }, /mcpServers/],
+      [{ mcpServers: { a: { args: [] } } }, /mcpServers\.a needs "command"/],
+      [{ mcpServers: { a: { command: 'x', args: 'y' } } }, /args must be a list/],
+      [{ mcpServers: { a: { url: 'not a url' } } }, /not a valid URL/],
+      [{ mcpServers: { a: { command: 'x', alwaysLoad: 'yes' } } }, /alwaysLoad/],
+      [{ mcpServers: { a: { command: 'x', env: { K: 1 } } } }, /env\.K must be a string/],
+      [{ mcpServers: {}, gateway: { callTimeout: 5 } }, /gateway\.callTimeout is not a setting/],
+      [{ mcpServers: {}, gateway: { callTimeoutMs: -1 } }, /positive number/],
+    ]
+    for (const [data, re] of bad) {
+      let err: unknown
+      try {
+        cfgMod.parseConfig(data, 'c.json')
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(cfgMod.ConfigError)
+      expect((err as Error).message).toMatch(re)
+      expect((err as { code: string }).code).toBe('E_CONFIG')
+    }
+  })
+
+  test('tool-index serve: usage errors exit 2, config errors exit 1, with a message', () => {
+    const run = (args: string[]) => spawnSync('node', [CLI, 'serve', ...args], { encoding: 'utf8', timeout: 20_000 })
+    const none = run([])
+    expect(none.status).toBe(2)
+    expect(none.stderr).toContain('--config FILE is required')
+    expect(run(['--config', 'x.json', '--http', 'abc']).status).toBe(2)
+    expect(run(['--config', 'x.json', '--token', 't']).stderr).toContain('--host and --token need --http')
+    const missing = run(['--config', path.join(tmp, 'does-not-exist.json')])
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toContain('cannot read config')
+    fs.writeFileSync(path.join(tmp, 'broken.json'), '{"mcpServers": {')
+    expect(run(['--config', path.join(tmp, 'broken.json')]).stderr).toContain('is not valid JSON')
+    const help = run(['--help'])
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain('--json-logs')
+  })
 })

@@ -20,6 +20,11 @@ export interface UpstreamConfig {
   headers?: Record<string, string>
   /** `true`: every tool of this server is exposed directly; a list: those tools. */
   alwaysLoad: boolean | string[]
+  /**
+   * `false`: its directly exposed tools keep their upstream names (when no other exposed tool
+   * has that name); by default they are `mcp__<server>__<tool>`.
+   */
+  prefix: boolean
 }
 
 /** Deadlines and back-off, in milliseconds. */
@@ -108,6 +113,8 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       if (!s.alwaysLoad.every((x) => typeof x === 'string')) throw new ConfigError(`${where}.alwaysLoad must be true or a list of tool names`)
       alwaysLoad = s.alwaysLoad as string[]
     } else if (s.alwaysLoad !== undefined && s.alwaysLoad !== false) throw new ConfigError(`${where}.alwaysLoad must be true or a list of tool names`)
+    if (s.prefix !== undefined && typeof s.prefix !== 'boolean') throw new ConfigError(`${where}.prefix must be true or false`)
+    const prefix = s.prefix !== false
     if (typeof s.url === 'string' || type === 'http' || type === 'streamable-http' || type === 'streamableHttp' || type === 'sse') {
       if (typeof s.url !== 'string') throw new ConfigError(`${where}.url must be a string`)
       let url: URL
@@ -118,7 +125,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       }
       const headers = stringMap(s.headers, `${where}.headers`)
       if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env)
-      servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad })
+      servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad, prefix })
       continue
     }
     if (typeof s.command !== 'string' || !s.command) throw new ConfigError(`${where} needs "command" (stdio) or "url" (HTTP)`)
@@ -137,6 +144,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       env: envMap,
       cwd,
       alwaysLoad,
+      prefix,
     })
   }
   const settings: GatewaySettings = { ...DEFAULT_SETTINGS }

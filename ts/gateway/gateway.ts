@@ -28,6 +28,8 @@ export interface GatewayTool extends ToolLike {
   description: string
   inputJSONSchema?: object
   alwaysLoad: boolean
+  /** The name in the gateway's tools/list (alwaysLoad tools only). */
+  directName?: string
   source: UpstreamTool
   call: (input: unknown, ctx: CallContext, canUseTool?: unknown, parent?: unknown, onProgress?: ProgressFn) => Promise<unknown>
 }
@@ -139,6 +141,7 @@ export class Gateway {
   /** Index updates: full builds and incremental updates of the search index. */
   readonly cache = new ToolIndexCache()
   private byName = new Map<string, GatewayTool>()
+  private directByName = new Map<string, GatewayTool>()
   private prints = new Map<string, string>()
   private directKey = ''
   private readonly servers = new Set<any>()
@@ -216,6 +219,18 @@ export class Gateway {
         byName.set(name, tool)
       }
     }
+    // Names in the gateway's own tools/list: mcp__server__tool, or the upstream name for `prefix: false` servers when free.
+    const directByName = new Map<string, GatewayTool>()
+    const direct = tools.filter((t) => t.alwaysLoad)
+    const bareCounts = new Map<string, number>()
+    for (const t of direct) bareCounts.set(t.upstreamName, (bareCounts.get(t.upstreamName) ?? 0) + 1)
+    for (const t of direct) {
+      const up = this.upstreams.find((u) => u.name === t.server)
+      const bare = up?.config.prefix === false && bareCounts.get(t.upstreamName) === 1 && t.upstreamName !== SEARCH_TOOL && t.upstreamName !== EXECUTE_TOOL && !byName.has(t.upstreamName)
+      t.directName = bare ? t.upstreamName : t.name
+      directByName.set(t.directName, t)
+    }
+    this.directByName = directByName
     // The index cache follows tool names; a tool whose text changed under the same name needs a rebuild.
     if (changedInPlace) this.cache.clear()
     this.tools = tools
@@ -223,7 +238,7 @@ export class Gateway {
     this.prints = prints
     const directKey = tools
       .filter((t) => t.alwaysLoad)
-      .map((t) => `${t.name}\u0000${prints.get(t.name)}`)
+      .map((t) => `${t.directName}\u0000${prints.get(t.name)}`)
       .join('\u0001')
     if (directKey !== this.directKey) {
       this.directKey = directKey
@@ -364,7 +379,7 @@ export class Gateway {
         .filter((t) => t.alwaysLoad)
         .map((t) => {
           const { name: _n, ...rest } = t.source
-          return { ...rest, name: t.name, inputSchema: t.source.inputSchema ?? { type: 'object' } }
+          return { ...rest, name: t.directName ?? t.name, inputSchema: t.source.inputSchema ?? { type: 'object' } }
         })
       return {
         tools: [
@@ -418,9 +433,9 @@ export class Gateway {
         await sent
         return r
       }
-      const t = this.byName.get(name)
-      if (t?.alwaysLoad) {
-        const r = await this.execute(name, args, session, fwd)
+      const t = this.directByName.get(name)
+      if (t) {
+        const r = await this.execute(t.name, args, session, fwd)
         await sent
         return r
       }
