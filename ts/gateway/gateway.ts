@@ -31,6 +31,7 @@ export interface GatewayTool extends ToolLike {
   /** The name in the gateway's tools/list (alwaysLoad tools only). */
   directName?: string
   source: UpstreamTool
+  checkPermissions: (input: unknown) => Promise<{ behavior: 'allow'; updatedInput: unknown }>
   call: (input: unknown, ctx: CallContext, canUseTool?: unknown, parent?: unknown, onProgress?: ProgressFn) => Promise<unknown>
 }
 
@@ -213,6 +214,8 @@ export class Gateway {
           alwaysLoad: always === true || (Array.isArray(always) && always.includes(t.name)),
           aliases: counts.get(t.name) === 1 ? [t.name] : undefined,
           source: t,
+          // The MCP client is the permission authority: it approved the execute_tool call itself.
+          checkPermissions: async (input: unknown) => ({ behavior: 'allow', updatedInput: input }),
           call: (input, ctx, _c, _p, onProgress) => this.forward(u, t.name, input, ctx, onProgress),
         }
         tools.push(tool)
@@ -345,10 +348,15 @@ export class Gateway {
       undefined,
       undefined,
       extra.onProgress,
-      { requireDiscovered: this.options.config.settings.requireDiscovered, session: session.search, coreTools: [] },
+      {
+        requireDiscovered: this.options.config.settings.requireDiscovered,
+        session: session.search,
+        coreTools: [],
+        names: { search: SEARCH_TOOL, execute: EXECUTE_TOOL },
+      },
     )
     if (out.refused) {
-      const message = (out.message ?? 'refused').replace(/\bToolSearch\b/g, SEARCH_TOOL)
+      const message = out.message ?? 'refused'
       return {
         ...text(message, true),
         structuredContent: { refused: out.refused, tool_name: out.tool_name, message, ...(out.suggestions?.length ? { suggestions: out.suggestions } : {}) },
