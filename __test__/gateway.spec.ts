@@ -509,3 +509,29 @@ describe('gateway config and command line', () => {
     expect(help.stdout).toContain('--json-logs')
   })
 })
+
+describe('gateway in process (library API)', () => {
+  test('list_changed updates the search index incrementally (one build, then updates)', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const lines: string[] = []
+    const config = gw.parseConfig({ mcpServers: { flaky: { command: 'node', args: [FLAKY] } }, gateway: { connectTimeoutMs: 8000 } }, 'inline')
+    const g = new gw.Gateway({ config, logger: gw.stderrLogger({ json: true, write: (l) => lines.push(l) }) })
+    try {
+      await g.start()
+      const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+      const first = await g.search('echo a message', 3, session)
+      expect(first.matches[0].name).toBe('mcp__flaky__echo')
+      expect(g.cache.stats.builds).toBe(1)
+      await g.search('select:mcp__flaky__add_tool', 1, session)
+      const r = await g.execute('mcp__flaky__add_tool', { name: 'weather_report', description: 'Report the weather for a city' }, session)
+      expect(r.isError).toBeFalsy()
+      await until('weather_report in the index', async () => (await g.search('weather for a city', 3, session)).matches.some((m) => m.name === 'mcp__flaky__weather_report'))
+      expect(g.cache.stats.builds).toBe(1)
+      expect(g.cache.stats.updates).toBeGreaterThanOrEqual(1)
+      const events = lines.map((l) => JSON.parse(l).event)
+      expect(events).toContain('list_changed')
+    } finally {
+      await g.close()
+    }
+  }, 30_000)
+})

@@ -41,7 +41,7 @@ const r = spawnSync(cmd[0], [cmd[1], 'server', '--url', url, '-o', out], { encod
 const text = `${r.stdout}${r.stderr}`
 const summary = text.slice(text.indexOf('=== SUMMARY ==='))
 console.log(summary.trim())
-console.log(`\nper-scenario checks: ${out}`)
+if (outIdx > 0) console.log(`\nper-scenario checks: ${out}`)
 gw.kill('SIGTERM')
 await new Promise((res) => gw.once('exit', res))
 if (outIdx < 0) fs.rmSync(dir, { recursive: true, force: true })
