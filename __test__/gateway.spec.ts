@@ -535,3 +535,38 @@ describe('gateway in process (library API)', () => {
     }
   }, 30_000)
 })
+
+describe('gateway with a Streamable HTTP upstream (url + headers)', () => {
+  test('an HTTP upstream with a bearer header is used; a wrong token leaves it unavailable', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const inner = new gw.Gateway({ config: gw.parseConfig({ mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo'] } } }, 'inner'), logger: quiet })
+    const served = await gw.serveHttp(inner, { port: 0, token: 'inner-secret', log: quiet })
+    void inner.start()
+    const outerConfig = gw.parseConfig(
+      {
+        mcpServers: {
+          inner: { url: served.url, headers: { Authorization: 'Bearer inner-secret' } },
+          wrong: { type: 'http', url: served.url, headers: { Authorization: 'Bearer nope' } },
+        },
+        gateway: { connectTimeoutMs: 8000, backoffInitialMs: 5000 },
+      },
+      'outer',
+    )
+    const outer = new gw.Gateway({ config: outerConfig, logger: quiet })
+    try {
+      await outer.start()
+      const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+      const r = await outer.search('select:mcp__inner__mcp__flaky__echo', 1, session)
+      expect(r.matches.map((m) => m.name)).toEqual(['mcp__inner__mcp__flaky__echo'])
+      expect(r.unavailable_servers.map((u) => u.server)).toEqual(['wrong'])
+      expect(r.unavailable_servers[0].error).toMatch(/failed to start/)
+      const out = await outer.execute('mcp__inner__mcp__flaky__echo', { text: 'two hops' }, session)
+      expect(out).toEqual({ content: [{ type: 'text', text: 'two hops' }], structuredContent: { echoed: 'two hops' } })
+    } finally {
+      await outer.close()
+      await served.close()
+      await inner.close()
+    }
+  }, 30_000)
+})

@@ -120,7 +120,6 @@ export class Upstream {
       transport = c.transport === 'sse' ? new sdk.SSEClientTransport(new URL(c.url!), init) : new sdk.StreamableHTTPClientTransport(new URL(c.url!), init)
     }
     const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
-    client.onclose = () => this.down(gen, 'the connection closed')
     client.onerror = (e: Error) => this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       if (gen === this.generation) void this.refresh(gen)
@@ -131,6 +130,8 @@ export class Upstream {
     try {
       await withDeadline(client.connect(transport, { timeout: this.settings.connectTimeoutMs }), this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
       if (gen !== this.generation) return
+      // Set after connect: a failed connect closes the transport, and its own error is the better message.
+      client.onclose = () => this.down(gen, 'the connection closed')
       const tools = await this.listAll(client)
       if (gen !== this.generation) return
       this.tools = tools
