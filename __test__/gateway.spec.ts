@@ -16,7 +16,7 @@ import * as path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 
 const ROOT = path.resolve(import.meta.dir, '..')
 const CLI = path.join(ROOT, 'dist', 'cli.js')
@@ -91,6 +91,7 @@ interface Harness {
   client: Client
   stderr: () => string
   listChanged: () => number
+  logs: unknown[]
 }
 
 /** The behaviour suite, run once per transport. */
@@ -227,6 +228,17 @@ function behaviour(mode: string, h: () => Harness) {
     await until('the upstream to see the cancellation', async () => JSON.parse(textOf(await exec('mcp__flaky__stats', {}))).cancelled === before + 1)
   }, 30_000)
 
+  test(`${mode}: an upstream's log messages during a call reach the caller, before the result`, async () => {
+    await search('select:mcp__flaky__chatty')
+    const before = h().logs.length
+    const r = await exec('mcp__flaky__chatty', {})
+    expect(textOf(r)).toBe('chatted')
+    expect(h().logs.slice(before)).toEqual([
+      { level: 'info', logger: 'flaky', data: 'chatty: one' },
+      { level: 'info', logger: 'flaky', data: 'chatty: two' },
+    ])
+  }, 30_000)
+
   test(`${mode}: list_changed updates the index and the client's tool list`, async () => {
     const before = h().listChanged()
     await search('select:mcp__flaky__add_tool')
@@ -283,6 +295,7 @@ describe('gateway over stdio (MCP SDK client)', () => {
   let client: Client
   let err = ''
   let changed = 0
+  const logs: unknown[] = []
   beforeAll(async () => {
     const config = fullConfig('stdio', true)
     const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', config], stderr: 'pipe' })
@@ -291,12 +304,15 @@ describe('gateway over stdio (MCP SDK client)', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       changed++
     })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      logs.push(n.params)
+    })
     await client.connect(transport)
   }, 60_000)
   afterAll(async () => {
     await client?.close()
   })
-  behaviour('stdio', () => ({ client, stderr: () => err, listChanged: () => changed }))
+  behaviour('stdio', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
 
   test('stdio: a server that never initializes is named unavailable after its connect deadline', async () => {
     const r = await until(
@@ -320,6 +336,7 @@ describe('gateway over Streamable HTTP (MCP SDK client, bearer token, JSON logs;
   let client: Client
   let err = ''
   let changed = 0
+  const logs: unknown[] = []
   beforeAll(async () => {
     const config = fullConfig('http', false)
     child = spawn('node', [CLI, 'serve', '--config', config, '--http', '0', '--token', TOKEN, '--json-logs'], { stdio: ['ignore', 'ignore', 'pipe'] })
@@ -336,6 +353,9 @@ describe('gateway over Streamable HTTP (MCP SDK client, bearer token, JSON logs;
     client = new Client({ name: 'gateway-test', version: '1' })
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       changed++
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      logs.push(n.params)
     })
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }))
   }, 60_000)
@@ -367,7 +387,7 @@ describe('gateway over Streamable HTTP (MCP SDK client, bearer token, JSON logs;
     expect(ready.sort()).toEqual(['everything', 'filesystem', 'flaky', 'memory'])
   })
 
-  behaviour('http', () => ({ client, stderr: () => err, listChanged: () => changed }))
+  behaviour('http', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
 
   const inspector = (args: string[]) => {
     const r = spawnSync('node', [INSPECTOR, '--cli', url, '--transport', 'http', '--header', `Authorization: Bearer ${TOKEN}`, ...args], { encoding: 'utf8', timeout: 60_000 })

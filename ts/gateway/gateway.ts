@@ -36,10 +36,12 @@ export interface GatewayTool extends ToolLike {
 }
 
 type ProgressFn = (p: { progress: number; total?: number; message?: string }) => void
+type LogFn = (params: Record<string, unknown>) => void
 
 interface CallContext {
   options: { tools: readonly ToolLike[] }
   signal?: AbortSignal
+  onLog?: LogFn
   meta?: Record<string, unknown>
 }
 
@@ -251,7 +253,7 @@ export class Gateway {
 
   private async forward(u: Upstream, tool: string, input: unknown, ctx: CallContext, onProgress?: ProgressFn): Promise<unknown> {
     try {
-      return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, meta: ctx.meta })
+      return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta })
     } catch (e) {
       if (e instanceof UpstreamUnavailableError) return text(`${e.message}`, true)
       throw e
@@ -324,7 +326,7 @@ export class Gateway {
     toolName: unknown,
     args: unknown,
     session: GatewaySession,
-    extra: { signal?: AbortSignal; onProgress?: ProgressFn; meta?: Record<string, unknown> } = {},
+    extra: { signal?: AbortSignal; onProgress?: ProgressFn; onLog?: LogFn; meta?: Record<string, unknown> } = {},
   ): Promise<Record<string, unknown>> {
     await this.waitStartup()
     if (typeof toolName !== 'string' || !toolName) return text(`${EXECUTE_TOOL} needs "tool_name": a tool name from ${SEARCH_TOOL}.`, true)
@@ -344,7 +346,7 @@ export class Gateway {
     }
     const out = await executeTool(
       { tool_name: toolName, params: args ?? {} },
-      { options: { tools: this.tools }, signal: extra.signal, meta: extra.meta },
+      { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta },
       undefined,
       undefined,
       extra.onProgress,
@@ -421,7 +423,11 @@ export class Gateway {
           : (p) => {
               sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => {})
             }
-      const fwd = { signal: extra.signal as AbortSignal, onProgress, meta }
+      // The upstream's log messages during the call go to this caller, in order with its progress.
+      const onLog: LogFn = (params) => {
+        sent = sent.then(() => extra.sendNotification({ method: 'notifications/message', params })).catch(() => {})
+      }
+      const fwd = { signal: extra.signal as AbortSignal, onProgress, onLog, meta }
       if (name === SEARCH_TOOL) {
         const query = args?.query
         const max = args?.max_results ?? 5

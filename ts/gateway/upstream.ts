@@ -61,6 +61,8 @@ export class Upstream {
   private attempt = 0
   private timer: NodeJS.Timeout | undefined
   private generation = 0
+  /** Log listeners of the calls in flight (an upstream's log messages are not tied to a request). */
+  private readonly logListeners = new Set<(params: Record<string, unknown>) => void>()
   private firstRound: Promise<void>
   private settleFirst!: () => void
 
@@ -121,6 +123,13 @@ export class Upstream {
     }
     const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
     client.onerror = (e: Error) => this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
+    client.setNotificationHandler(sdk.types.LoggingMessageNotificationSchema, (n: { params: Record<string, unknown> }) => {
+      if (gen !== this.generation) return
+      if (this.logListeners.size === 0) {
+        this.log.log('debug', 'upstream_log', typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data), { server: this.name, level: n.params.level })
+      }
+      for (const l of this.logListeners) l(n.params)
+    })
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       if (gen === this.generation) void this.refresh(gen)
     })
@@ -222,7 +231,13 @@ export class Upstream {
   async callTool(
     name: string,
     args: unknown,
-    opts: { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void; meta?: Record<string, unknown> },
+    opts: {
+      signal?: AbortSignal
+      onprogress?: (p: { progress: number; total?: number; message?: string }) => void
+      /** Receives the upstream's `notifications/message` params while the call runs. */
+      onlog?: (params: Record<string, unknown>) => void
+      meta?: Record<string, unknown>
+    },
   ): Promise<Record<string, unknown>> {
     const client = this.client
     const gen = this.generation
@@ -232,6 +247,7 @@ export class Upstream {
     const sdk = loadSdk()
     const params: Record<string, unknown> = { name, arguments: args }
     if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
+    if (opts.onlog) this.logListeners.add(opts.onlog)
     try {
       return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
         signal: opts.signal,
@@ -252,6 +268,8 @@ export class Upstream {
         throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`)
       }
       throw e
+    } finally {
+      if (opts.onlog) this.logListeners.delete(opts.onlog)
     }
   }
 
