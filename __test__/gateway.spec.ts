@@ -314,6 +314,24 @@ describe('gateway over stdio (MCP SDK client)', () => {
   })
   behaviour('stdio', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
 
+  test('stdio: hostile input gets an error result and the gateway keeps serving', async () => {
+    const huge = (await client.callTool({ name: 'search_tools', arguments: { query: 'x'.repeat(4 * 1024 * 1024 + 1) } })) as CallResult
+    expect(huge.isError).toBe(true)
+    expect(textOf(huge)).toMatch(/limit/)
+    await client.callTool({ name: 'search_tools', arguments: { query: 'select:mcp__memory__read_graph' } })
+    const proto = (await client.callTool({
+      name: 'execute_tool',
+      arguments: JSON.parse('{"tool_name":"mcp__memory__read_graph","arguments":{"__proto__":{"polluted":true}}}'),
+    })) as CallResult
+    expect(proto.isError).toBe(true)
+    expect(proto.structuredContent.refused).toBe('invalid_params')
+    expect(({} as any).polluted).toBeUndefined()
+    const longName = (await client.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__'.repeat(20_000), arguments: {} } })) as CallResult
+    expect(longName.isError).toBe(true)
+    const ok = (await client.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })) as CallResult
+    expect(ok.isError).toBeFalsy()
+  }, 30_000)
+
   test('stdio: a server that never initializes is named unavailable after its connect deadline', async () => {
     const r = await until(
       'stuck to be reported',
