@@ -574,6 +574,41 @@ describe('gateway in process (library API)', () => {
   }, 30_000)
 })
 
+describe('gateway HTTP sessions', () => {
+  test('a session idle past sessionIdleMs is closed: its id then gets 404', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
+    const served = await gw.serveHttp(g, { port: 0, log: quiet, sessionIdleMs: 200 })
+    try {
+      await g.start()
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+      const init = await fetch(served.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      })
+      expect(init.status).toBe(200)
+      await init.text()
+      const sid = init.headers.get('mcp-session-id')!
+      expect(sid).toBeTruthy()
+      const ping = () =>
+        fetch(served.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })
+      const live = await ping()
+      expect(live.status).toBe(200)
+      await live.text()
+      // No request for well over sessionIdleMs (a ping would keep it alive), then one request.
+      await sleep(900)
+      const gone = await ping()
+      await gone.text()
+      expect(gone.status).toBe(404)
+    } finally {
+      await served.close()
+      await g.close()
+    }
+  }, 20_000)
+})
+
 describe('gateway with a Streamable HTTP upstream (url + headers)', () => {
   test('an HTTP upstream with a bearer header is used; a wrong token leaves it unavailable', async () => {
     const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')

@@ -38,10 +38,35 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 /** Serve a gateway over Streamable HTTP (stateful sessions, one MCP server per session). */
-export async function serveHttp(gateway: Gateway, opts: { port: number; host?: string; token?: string; log: Logger }): Promise<HttpGateway> {
+export async function serveHttp(
+  gateway: Gateway,
+  opts: {
+    port: number
+    host?: string
+    token?: string
+    log: Logger
+    /** A session with no request open for this long is closed (default 30 min). */
+    sessionIdleMs?: number
+  },
+): Promise<HttpGateway> {
   const sdk = loadSdk()
   const host = opts.host ?? '127.0.0.1'
-  const sessions = new Map<string, { transport: any; server: any }>()
+  const sessions = new Map<string, { transport: any; server: any; open: number; lastSeen: number }>()
+  const idleMs = opts.sessionIdleMs ?? 30 * 60_000
+  const sweep = setInterval(
+    () => {
+      const now = Date.now()
+      for (const [id, s] of sessions) {
+        if (s.open === 0 && now - s.lastSeen > idleMs) {
+          sessions.delete(id)
+          opts.log.log('debug', 'session', `HTTP session ${id} closed after ${idleMs} ms idle`, { session: id })
+          void s.transport.close().catch(() => {})
+        }
+      }
+    },
+    Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))),
+  )
+  sweep.unref()
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1'
   let port = opts.port
   const httpServer = http.createServer((req, res) => {
@@ -59,6 +84,12 @@ export async function serveHttp(gateway: Gateway, opts: { port: number; host?: s
       const sid = req.headers['mcp-session-id']
       const existing = typeof sid === 'string' ? sessions.get(sid) : undefined
       if (existing) {
+        existing.open++
+        existing.lastSeen = Date.now()
+        res.once('close', () => {
+          existing.open--
+          existing.lastSeen = Date.now()
+        })
         await existing.transport.handleRequest(req, res)
         return
       }
@@ -72,7 +103,7 @@ export async function serveHttp(gateway: Gateway, opts: { port: number; host?: s
         enableDnsRebindingProtection: loopback,
         allowedHosts: loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined,
         onsessioninitialized: (id: string) => {
-          sessions.set(id, { transport, server })
+          sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() })
           opts.log.log('debug', 'session', `HTTP session ${id} opened`, { session: id })
         },
       })
@@ -102,6 +133,7 @@ export async function serveHttp(gateway: Gateway, opts: { port: number; host?: s
     url,
     port,
     close: async () => {
+      clearInterval(sweep)
       for (const { transport } of sessions.values()) await transport.close().catch(() => {})
       await new Promise<void>((r) => httpServer.close(() => r()))
       httpServer.closeAllConnections?.()
