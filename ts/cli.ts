@@ -15,6 +15,7 @@ import { parseArgs as utilParseArgs } from 'node:util'
 import { parse as shellParse } from 'shell-quote'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
 import { mergeWeights } from './toolSearch'
+import { runServe } from './gateway/serve'
 
 /** Parsed command-line arguments. */
 export interface Args {
@@ -231,6 +232,7 @@ export const COMMANDS: Record<string, CommandHandler> = {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'serve') return runServe(argv.slice(1))
   const args = parseArgs(argv)
   const handler = args.command !== undefined && Object.hasOwn(COMMANDS, args.command) ? COMMANDS[args.command] : undefined
   if (!handler) throw new UsageError(args.command ? `unknown command ${args.command}` : '')
