@@ -62,7 +62,7 @@ describe('CLI parts', () => {
   })
 
   test('subcommands are a map (search is one entry)', () => {
-    expect(Object.keys(COMMANDS)).toContain('search')
+    expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['search', 'serve']))
     expect(typeof COMMANDS.search).toBe('function')
   })
 

@@ -223,20 +223,22 @@ function toTools(catalog: CatalogTool[]): ToolLike[] {
   }))
 }
 
-/** A subcommand: gets the parsed arguments, returns the exit code. */
-export type CommandHandler = (args: Args) => Promise<number>
+/** A subcommand: gets the arguments after its name (it parses its own flags), returns the exit code. */
+export type CommandHandler = (argv: string[]) => Promise<number>
 
 /** Subcommands by name; add one by adding an entry. */
 export const COMMANDS: Record<string, CommandHandler> = {
-  search: runSearch,
+  search: (argv) => runSearch(parseArgs(['search', ...argv])),
+  serve: (argv) => runServe(argv),
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'serve') return runServe(argv.slice(1))
+  const first = argv[0]
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](argv.slice(1))
+  // Flags before the subcommand (`--json search x`), help, or an unknown command.
   const args = parseArgs(argv)
-  const handler = args.command !== undefined && Object.hasOwn(COMMANDS, args.command) ? COMMANDS[args.command] : undefined
-  if (!handler) throw new UsageError(args.command ? `unknown command ${args.command}` : '')
-  return handler(args)
+  if (args.command === 'search') return runSearch(args)
+  throw new UsageError(args.command ? `unknown command ${args.command}` : '')
 }
 
 async function runSearch(args: Args): Promise<number> {
