@@ -12,7 +12,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
-import { mergeWeights } from './toolSearch'
+import { mergeWeights } from './config'
 
 interface Args {
   command?: string
