@@ -6,7 +6,7 @@
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, envList, withTimeout } from './config'
-import { checkLength, checkScoring, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
 import type { BuildOptions, Scoring, ToolLike } from './types'
@@ -65,7 +65,7 @@ export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Pl
 }
 
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
-  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
+  checkToolArray(tools, 'tools')
   if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
   const scoring = checkScoring(options.scoring)
   const names: string[] = new Array(tools.length)

@@ -4,7 +4,7 @@
  */
 import { invalidArg } from './errors'
 import { ENV, envList } from './config'
-import { readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { buildToolIndex, collect, planBuild } from './build'
 import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
 import type { BuildOptions, ToolLike } from './types'
@@ -19,6 +19,8 @@ interface CacheLine {
   pending: Promise<ToolIndex>
   /** Values derived from this line's tool list (see `ToolIndexCache.memo`). */
   memo: Map<string, unknown>
+  /** The index, once built (a disposed one is not handed out again). */
+  index?: ToolIndex
 }
 
 /**
@@ -33,7 +35,7 @@ export class ToolIndexCache {
 
   get(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
     const optionsKey = optionsKeyOf(options)
-    const cur = this.#line
+    const cur = this.#line?.index?.disposed ? null : this.#line
     if (cur && cur.optionsKey === optionsKey && sameInOrder(cur, tools)) return cur.pending
     const names = toolNames(tools)
     if (cur && cur.optionsKey === optionsKey && sameNames(cur, names)) {
@@ -59,9 +61,14 @@ export class ToolIndexCache {
       this.stats.builds++
       return buildToolIndex(tools, options)
     })()
-    line.pending.catch(() => {
-      if (this.#line === line) this.#line = null
-    })
+    line.pending.then(
+      (index) => {
+        line.index = index
+      },
+      () => {
+        if (this.#line === line) this.#line = null
+      },
+    )
     this.#line = line
     return line.pending
   }
@@ -96,7 +103,7 @@ function sameInOrder(line: CacheLine, tools: readonly ToolLike[]): boolean {
 }
 
 function toolNames(tools: readonly ToolLike[]): string[] {
-  if (!Array.isArray(tools)) throw invalidArg(`tools must be an array, got ${typeName(tools)}`)
+  checkToolArray(tools, 'tools')
   const out = new Array<string>(tools.length)
   try {
     for (let i = 0; i < tools.length; i++) {

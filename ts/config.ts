@@ -15,6 +15,8 @@ export const LIMITS = Object.freeze({
   textLength: 16 * 1024 * 1024,
   /** Longest query, in UTF-16 code units (4 Mi). */
   queryLength: 4 * 1024 * 1024,
+  /** Most tools (or entries) in one list (1 Mi): a longer or hostile `length` is refused before anything is read. */
+  toolCount: 1024 * 1024,
 })
 
 /** Results a search returns when the caller names no limit. */

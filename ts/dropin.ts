@@ -5,7 +5,7 @@
 import { binding } from './native'
 import { invalidArg, native } from './errors'
 import { DEFAULT_LIMIT, LIMITS } from './config'
-import { checkLength, readToolField as readField, stringList, typeName } from './input'
+import { checkLength, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { ToolIndex } from './toolIndex'
 import type { BuildOptions, ToolIndexEntry, ToolLike, ToolSearchResult } from './types'
 
@@ -57,12 +57,31 @@ export function searchTools(query: string, index: ToolIndex | readonly ToolIndex
   throw invalidArg(`searchTools: index must be a ToolIndex or an array of entries, got ${typeName(index)}`)
 }
 
-const arrayIndexes = new WeakMap<readonly ToolIndexEntry[], { length: number; index: ToolIndex }>()
+/** What an array was indexed from: its elements then, so any replacement is noticed. */
+const arrayIndexes = new WeakMap<readonly ToolIndexEntry[], { elements: ToolIndexEntry[]; index: ToolIndex }>()
 
+/**
+ * The index of an array of entries, built on first use and rebuilt when the array changed:
+ * another length, or any element replaced in place (one identity check per element, far less
+ * than the search). Entries changed field by field are not noticed: replace the entry.
+ */
 function fromArray(entries: readonly ToolIndexEntry[]): ToolIndex {
   const hit = arrayIndexes.get(entries)
-  if (hit && hit.length === entries.length) return hit.index
-  const index = ToolIndex.fromEntries(entries)
-  arrayIndexes.set(entries, { length: entries.length, index })
+  if (hit && sameElements(hit.elements, entries)) return hit.index
+  checkToolArray(entries, 'entries')
+  const elements = readingInput('the entries', () => Array.from(entries))
+  const index = ToolIndex.fromEntries(elements)
+  hit?.index.dispose()
+  arrayIndexes.set(entries, { elements, index })
   return index
+}
+
+function sameElements(a: readonly ToolIndexEntry[], b: readonly ToolIndexEntry[]): boolean {
+  if (a.length !== b.length) return false
+  try {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  } catch {
+    return false
+  }
+  return true
 }

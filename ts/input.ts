@@ -3,6 +3,7 @@
  * throwing getter or Proxy trap into a coded `E_INVALID_ARG` instead of letting it escape.
  */
 import { ToolIndexError, invalidArg } from './errors'
+import { LIMITS } from './config'
 import type { Scoring } from './types'
 
 /** A short type name for messages (`null`, `array`, `NaN` told apart). */
@@ -75,5 +76,16 @@ function safeString(v: unknown): string {
     return typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v))
   } catch {
     return typeName(v)
+  }
+}
+
+/**
+ * `E_INVALID_ARG` unless `v` is an array; `E_TOO_LARGE` when its `length` is over
+ * `LIMITS.toolCount` (checked before any element is read or anything is sized from it).
+ */
+export function checkToolArray(v: unknown, what: string): asserts v is readonly unknown[] {
+  if (!Array.isArray(v)) throw invalidArg(`${what} must be an array, got ${typeName(v)}`)
+  if (v.length > LIMITS.toolCount) {
+    throw new ToolIndexError('E_TOO_LARGE', `${what} has ${v.length} elements; the limit is ${LIMITS.toolCount}`)
   }
 }

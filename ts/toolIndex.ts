@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * The index: `ToolIndex`, a native index plus the JavaScript-side data (descriptions, schemas,
  * the caller's own name strings) it maps native ids back to. Building from a host's tool list
@@ -6,7 +7,7 @@
 import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_LIMIT, LIMITS, displayMinScore, tuningOf } from './config'
-import { checkCallback, checkLength, checkScoring, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkCallback, checkLength, checkToolArray, checkScoring, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { schemaText } from './schema'
 import type { BuildOptions, Scoring, Tuning, ToolEntryInput, ToolIndexEntry, ToolSearchResult } from './types'
 
@@ -91,6 +92,7 @@ interface Snapshot {
 export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** @internal the live state; undefined once detached (see `takeState`) until next used. */
   #live: State | undefined
+  #disposed = false
   /** @internal what this view indexed when its state was handed on, rebuilt on next use. */
   #snapshot: Snapshot | undefined
 
@@ -101,6 +103,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** @internal */
   get #state(): State {
+    if (this.#disposed) throw new ToolIndexError('E_DISPOSED', 'this ToolIndex was disposed; build or get a new one')
     if (this.#live === undefined) {
       const snap = this.#snapshot as Snapshot
       this.#live = newState(snap.stored, snap.scoring, snap.tuning)
@@ -113,7 +116,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** Build synchronously from plain entries (all are indexed; no deferral filter). */
   static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring' | 'tuning'>): ToolIndex {
     const { stored, scoring, tuning } = readingInput('the entries', () => {
-      if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
+      checkToolArray(entries, 'entries')
       if (options !== undefined && options !== null && typeof options !== 'object') {
         throw invalidArg(`options must be an object, got ${typeName(options)}`)
       }
@@ -232,7 +235,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
   upsert(entries: readonly ToolEntryInput[]): void {
     const stored = readingInput('the entries', () => {
-      if (!Array.isArray(entries)) throw invalidArg(`entries must be an array, got ${typeName(entries)}`)
+      checkToolArray(entries, 'entries')
       return entries.map(checkEntry)
     })
     upsertStored(this.#state, stored)
@@ -334,12 +337,36 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     }
   }
 
+  /** Whether `dispose()` has been called. */
+  get disposed(): boolean {
+    return this.#disposed
+  }
+
+  /**
+   * Free the native index now instead of at garbage collection. Idempotent; any later use of
+   * this object throws `E_DISPOSED`. (`getToolIndex` builds afresh when its cached index was
+   * disposed.) Also `using index = ...` through `Symbol.dispose`.
+   */
+  dispose(): void {
+    if (this.#disposed) return
+    this.#disposed = true
+    const live = this.#live
+    this.#live = undefined
+    this.#snapshot = undefined
+    if (live) freeNative(live.native)
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose()
+  }
+
   /**
    * @internal Hand this view's state on to a newer view (which will update it in place): this
    * view keeps a snapshot of its entries and rebuilds its own index if it is used again, so an
    * index once returned never changes under its holder.
    */
-  static takeState(index: ToolIndex): State {
+  static takeState(index: ToolIndex): State | undefined {
+    if (index.#disposed) return undefined
     const s = index.#state
     index.#snapshot = { stored: s.byId.filter((e): e is Stored => e !== undefined), scoring: s.scoring, tuning: s.tuning, skipped: s.skipped }
     index.#live = undefined
@@ -347,15 +374,18 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 }
 
+/** The native class's `dispose()`, where the binding has one (else the GC frees it). */
+function freeNative(n: NativeToolIndex): void {
+  const dispose = (n as unknown as { dispose?: unknown }).dispose
+  if (typeof dispose === 'function') native(() => dispose.call(n))
+}
+
 /** @internal */
 export function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): State {
-  const nativeIndex = native(
-    () =>
-      new binding.ToolIndex(
-        stored.map((e) => toNative(e, scoring)),
-        { scoring, tuning: scoring === 'enhanced' ? tuningOf(tuning) : undefined },
-      ),
-  )
+  // Reading the schemas runs the caller's getters: a throw there is the caller's input (E_INVALID_ARG).
+  const entries = readingInput('the input schemas', () => stored.map((e) => toNative(e, scoring)))
+  const options = { scoring, tuning: scoring === 'enhanced' ? tuningOf(tuning) : undefined }
+  const nativeIndex = native(() => new binding.ToolIndex(entries, options))
   const byName = new Map<string, number>()
   stored.forEach((e, i) => byName.set(nameKey(e.name), i))
   return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring, tuning, skipped: [] }
@@ -364,7 +394,8 @@ export function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): S
 /** @internal */
 export function upsertStored(s: State, stored: Stored[]): void {
   if (stored.length === 0) return
-  const ids = native(() => s.native.upsert(stored.map((e) => toNative(e, s.scoring))))
+  const entries = readingInput('the input schemas', () => stored.map((e) => toNative(e, s.scoring)))
+  const ids = native(() => s.native.upsert(entries))
   ids.forEach((id, i) => {
     s.byId[id] = stored[i]
     s.byName.set(nameKey(stored[i].name), id)

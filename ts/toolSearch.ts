@@ -4,7 +4,7 @@
  */
 import { ToolIndexError, invalidArg } from './errors'
 import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
-import { readingInput, stringList } from './input'
+import { checkToolArray, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { byLowercasedName, findTool, isDeferredBy } from './lookup'
 import { fieldOrUndefined } from './safeRead'
@@ -109,16 +109,37 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** MCP servers still connecting named in one answer, at most. */
+const MAX_PENDING_SERVERS = 1000
+
+/** `ctx.pendingMcpServers`, checked: an array of strings (`E_INVALID_ARG` otherwise), copied. */
+function pendingServers(v: unknown): string[] {
+  if (v === undefined || v === null) return []
+  if (!Array.isArray(v)) throw invalidArg(`toolSearch: ctx.pendingMcpServers must be an array of server names, got ${typeName(v)}`)
+  if (v.length > MAX_PENDING_SERVERS) {
+    throw new ToolIndexError('E_TOO_LARGE', `ctx.pendingMcpServers has ${v.length} entries; the limit is ${MAX_PENDING_SERVERS}`)
+  }
+  const out: string[] = []
+  for (let i = 0; i < v.length; i++) {
+    const name = v[i]
+    if (typeof name !== 'string') throw invalidArg(`toolSearch: ctx.pendingMcpServers[${i}] must be a string, got ${typeName(name)}`)
+    out.push(name)
+  }
+  return out
+}
+
 /** Run a ToolSearch query over the host's tools. */
 export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
   if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
-  const { query, max, tools, coreList, session } = readingInput('the ToolSearch input', () => ({
+  const { query, max, tools, coreList, session, cacheOpt, pendingList } = readingInput('the ToolSearch input', () => ({
     query: input.query,
     max: input.max_results ?? DEFAULT_LIMIT,
     tools: ctx.tools,
     coreList: ctx.coreTools === undefined ? undefined : stringList(ctx.coreTools, 'ctx.coreTools'),
     session: ctx.session,
+    cacheOpt: ctx.cache,
+    pendingList: pendingServers(ctx.pendingMcpServers),
   }))
   if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
   if (query.length > LIMITS.queryLength) {
@@ -128,7 +149,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
   }
   const maxResults = Math.trunc(max)
-  if (!Array.isArray(tools)) throw invalidArg('toolSearch: ctx.tools must be an array of tools')
+  checkToolArray(tools, 'toolSearch: ctx.tools')
   if (session !== undefined && !(session instanceof ToolSearchSession)) {
     throw invalidArg('toolSearch: ctx.session must be a ToolSearchSession')
   }
@@ -136,7 +157,10 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
   const core: ReadonlySet<string> = coreOpt ? new Set(coreOpt.coreTools) : CORE_TOOLS
   const isDeferred = (t: ToolLike) => isDeferredBy(t, core)
-  const cache = ctx.cache ?? sharedCache
+  if (cacheOpt !== undefined && !(cacheOpt instanceof ToolIndexCache)) {
+    throw invalidArg('toolSearch: ctx.cache must be a ToolIndexCache')
+  }
+  const cache = cacheOpt ?? sharedCache
   const indexPromise = cache.get(tools, {
     ...ctx.buildOptions,
     ...(coreOpt ?? {}),
@@ -150,7 +174,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     return { count, byLower: byLowercasedName(tools) }
   })
   const deferredCount = derived.count
-  const pending = ctx.pendingMcpServers?.length ? [...ctx.pendingMcpServers] : undefined
+  const pending = pendingList.length ? pendingList : undefined
   const base: ToolSearchOutput = { matches: [], query, total_deferred_tools: deferredCount }
   const finish = (out: ToolSearchOutput): ToolSearchOutput => {
     if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
