@@ -9,7 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** A native tool index. Not shareable across threads or workers: build one per worker. */
+/**
+ * A native tool index. Not shareable across threads or workers: build one per worker.
+ * Its native memory is reported to the JavaScript engine; `dispose()` frees it at once.
+ */
 export declare class ToolIndex {
   /** Build an index from plain tool entries, in order. Duplicate names throw `E_DUPLICATE_NAME`. */
   constructor(tools: Array<ToolEntry>, options?: IndexOptions | undefined | null)
@@ -66,6 +69,18 @@ export declare class ToolIndex {
   entryTerms(id: number): EntryTerms | null
   /** The normalized name (`parseToolName(name).full`) of the tool with this id. */
   normalizedName(id: number): string | null
+  /**
+   * Free the index's memory now. Every later call except `dispose()` (a no-op) and
+   * `disposed` throws `E_DISPOSED`.
+   */
+  dispose(): void
+  /** Whether `dispose()` was called. */
+  get disposed(): boolean
+  /**
+   * The native heap bytes this index reports to the JavaScript engine (an estimate; 0
+   * after `dispose()`).
+   */
+  get externalMemory(): number
 }
 
 /** The default core-tool names (never deferred). */
@@ -122,6 +137,12 @@ export interface IndexOptions {
  * `coreTools` replaces the default core set when given.
  */
 export declare function isDeferredTool(tool: DeferralInput, coreTools?: Array<string> | undefined | null): boolean
+
+/**
+ * The most elements any native function reads from one array argument (larger `length`s
+ * throw `E_TOO_LARGE` before anything is read).
+ */
+export declare function maxListLength(): number
 
 /** Result of `parseToolName`. */
 export interface ParsedToolName {
