@@ -34,7 +34,7 @@ async function caught(fn: () => unknown): Promise<unknown> {
   }
   throw new Error('expected a throw')
 }
-async function expectCode(fn: () => unknown, code: string) {
+async function expectCode(fn: () => unknown, code: ToolIndexError["code"]) {
   const e = await caught(fn)
   expect(e).toBeInstanceOf(ToolIndexError)
   expect((e as ToolIndexError).code).toBe(code)

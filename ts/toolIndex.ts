@@ -374,10 +374,9 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 }
 
-/** The native class's `dispose()`, where the binding has one (else the GC frees it). */
+/** Free the native index's memory now (the binding's `dispose()`). */
 function freeNative(n: NativeToolIndex): void {
-  const dispose = (n as unknown as { dispose?: unknown }).dispose
-  if (typeof dispose === 'function') native(() => dispose.call(n))
+  native(() => n.dispose())
 }
 
 /** @internal */
