@@ -136,6 +136,18 @@ describe('coded errors for everything that reaches the caller', () => {
     await expectCode(() => toolSearch({ query: 'x' }, { tools: [hostile as never], cache: new ToolIndexCache() }), 'E_INVALID_ARG')
   })
 
+  test('a tool list that is a hostile or revoked Proxy', async () => {
+    const throwing = new Proxy([tool('a_tool')], { get: () => { throw new Error('trap') } })
+    const { proxy: revoked, revoke } = Proxy.revocable([tool('a_tool')], {})
+    revoke()
+    for (const tools of [throwing, revoked]) {
+      await expectCode(() => buildToolIndex(tools as never), 'E_INVALID_ARG')
+      await expectCode(() => getToolIndex(tools as never), 'E_INVALID_ARG')
+      await expectCode(() => searchTools('a', tools as never), 'E_INVALID_ARG')
+      await expectCode(() => toolSearch({ query: 'a' }, { tools: tools as never, cache: new ToolIndexCache() }), 'E_INVALID_ARG')
+    }
+  })
+
   test('cyclic and BigInt schemas in discover: and formatToolSearchResult never throw', async () => {
     const cyclic: Record<string, unknown> = { type: 'object', properties: {} }
     ;(cyclic.properties as Record<string, unknown>).self = cyclic

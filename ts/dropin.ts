@@ -52,8 +52,10 @@ export function isDeferredTool(tool: Pick<ToolLike, 'name' | 'alwaysLoad'>, opti
  * `index` may also be an array of reference-shaped entries (built natively on first use).
  */
 export function searchTools(query: string, index: ToolIndex | readonly ToolIndexEntry[], limit: number = DEFAULT_LIMIT): ToolSearchResult[] {
-  if (index instanceof ToolIndex) return index.search(query, limit)
-  if (Array.isArray(index)) return fromArray(index).search(query, limit)
+  // `instanceof` and `Array.isArray` throw on a revoked Proxy: E_INVALID_ARG.
+  const kind = readingInput('the index', () => (index instanceof ToolIndex ? 'index' : Array.isArray(index) ? 'array' : 'other'))
+  if (kind === 'index') return (index as ToolIndex).search(query, limit)
+  if (kind === 'array') return fromArray(index as readonly ToolIndexEntry[]).search(query, limit)
   throw invalidArg(`searchTools: index must be a ToolIndex or an array of entries, got ${typeName(index)}`)
 }
 

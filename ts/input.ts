@@ -84,8 +84,12 @@ function safeString(v: unknown): string {
  * `LIMITS.toolCount` (checked before any element is read or anything is sized from it).
  */
 export function checkToolArray(v: unknown, what: string): asserts v is readonly unknown[] {
-  if (!Array.isArray(v)) throw invalidArg(`${what} must be an array, got ${typeName(v)}`)
-  if (v.length > LIMITS.toolCount) {
-    throw new ToolIndexError('E_TOO_LARGE', `${what} has ${v.length} elements; the limit is ${LIMITS.toolCount}`)
+  // A Proxy can throw from Array.isArray (revoked) or from reading `length`: E_INVALID_ARG.
+  const length = readingInput(`${what}.length`, () => {
+    if (!Array.isArray(v)) throw invalidArg(`${what} must be an array, got ${typeName(v)}`)
+    return v.length
+  })
+  if (length > LIMITS.toolCount) {
+    throw new ToolIndexError('E_TOO_LARGE', `${what} has ${length} elements; the limit is ${LIMITS.toolCount}`)
   }
 }
