@@ -19,6 +19,7 @@ pub mod error;
 pub mod index;
 pub mod keyword;
 pub mod name;
+pub mod store;
 pub mod text;
 pub mod tokenize;
 
