@@ -80,12 +80,7 @@ impl Default for IndexOptions {
     }
 }
 
-/// One search result: the tool's slot and its score.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    pub slot: u32,
-    pub score: f64,
-}
+pub use crate::collector::{top_k, Hit};
 
 /// What the index keeps of a tool.
 #[derive(Debug, Clone)]
@@ -191,12 +186,21 @@ struct Cell {
     other: bool,
 }
 
-#[derive(Default)]
-struct Scratch {
-    cells: Vec<Cell>,
-    epoch: u32,
-    touched: Vec<u32>,
+impl crate::collector::Cell for Cell {
+    fn epoch(&self) -> u32 {
+        self.epoch
+    }
+    fn fresh(epoch: u32) -> Self {
+        Cell {
+            acc: 0.0,
+            epoch,
+            cjk: 0,
+            other: false,
+        }
+    }
 }
+
+type Scratch = crate::collector::Accumulator<Cell>;
 
 /// The name-boost matcher: normalized names → slots.
 #[derive(Default)]
@@ -618,46 +622,67 @@ impl ToolIndex {
         hits
     }
 
+    /// Analyse a query once: lowercased text, distinct stemmed terms with their query-side
+    /// TF × IDF, and ‖q‖. Both [`ToolIndex::search`] and [`ToolIndex::explain`] read this
+    /// one object, so an explanation always describes the score search gave.
+    pub fn prepare(&self, query: &str) -> PreparedQuery {
+        let lower = js_lower(query);
+        // Distinct query tokens with counts, first-seen order.
+        let qterms = crate::tokenize::distinct_stemmed(&lower);
+        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
+        let terms: Vec<PreparedTerm> = qterms
+            .iter()
+            .map(|&(t, c)| {
+                let id = self.store.term_id(t);
+                let idf = id.map(|i| self.idf[i as usize]).unwrap_or(0.0);
+                PreparedTerm {
+                    text: t.to_owned(),
+                    id,
+                    weight: c as f64 / max * idf,
+                    count: c,
+                    cjk: t.chars().next().is_some_and(is_cjk),
+                }
+            })
+            .collect();
+        let qnorm = terms
+            .iter()
+            .map(|t| t.weight * t.weight)
+            .sum::<f64>()
+            .sqrt();
+        let has_cjk = terms.iter().any(|t| t.cjk);
+        PreparedQuery {
+            blank: query.trim().is_empty(),
+            lower,
+            terms,
+            qnorm,
+            has_cjk,
+        }
+    }
+
     /// Every tool with a score > 0 or a name boost, unsorted and unfiltered.
     pub fn score_all(&self, query: &str) -> Vec<Hit> {
         if self.store.live == 0 || query.trim().is_empty() {
             return Vec::new();
         }
-        let lower = js_lower(query);
-        // Distinct query tokens with counts, first-seen order.
-        let qterms = crate::tokenize::distinct_stemmed(&lower);
-        if qterms.is_empty() {
+        self.score_prepared(&self.prepare(query))
+    }
+
+    /// [`ToolIndex::score_all`] on a prepared query.
+    pub fn score_prepared(&self, pq: &PreparedQuery) -> Vec<Hit> {
+        if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
             return Vec::new();
         }
-        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
-        // (term id or None, weight, count, is_cjk)
-        let q: Vec<(Option<u32>, f64, u32, bool)> = qterms
-            .iter()
-            .map(|&(t, c)| {
-                let id = self.store.vocab.get(t).copied();
-                let idf = id.map(|i| self.idf[i as usize]).unwrap_or(0.0);
-                let cjk = t.chars().next().is_some_and(is_cjk);
-                (id, c as f64 / max * idf, c, cjk)
-            })
-            .collect();
-        let qnorm = q.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
-        let has_cjk = q.iter().any(|e| e.3);
+        let lower = &pq.lower;
+        let qnorm = pq.qnorm;
+        let has_cjk = pq.has_cjk;
 
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let n = self.store.docs.len();
-        if s.cells.len() < n {
-            s.cells.resize(n, Cell::default());
-        }
-        s.epoch = s.epoch.wrapping_add(1);
-        if s.epoch == 0 {
-            s.cells.iter_mut().for_each(|c| c.epoch = 0);
-            s.epoch = 1;
-        }
-        let epoch = s.epoch;
-        s.touched.clear();
-        for &(id, w, count, cjk) in &q {
-            let Some(id) = id else { continue };
+        s.begin(self.store.docs.len());
+        let epoch = s.epoch();
+        for t in &pq.terms {
+            let (w, count, cjk) = (t.weight, t.count, t.cjk);
+            let Some(id) = t.id else { continue };
             // A term in every tool (IDF 0) adds nothing; it only matters to the CJK guard.
             if w == 0.0 && !has_cjk {
                 continue;
@@ -665,16 +690,7 @@ impl ToolIndex {
             let idf = self.idf[id as usize];
             let count = count.min(u16::MAX as u32) as u16;
             for &(slot, tf) in &self.store.postings[id as usize] {
-                let c = &mut s.cells[slot as usize];
-                if c.epoch != epoch {
-                    *c = Cell {
-                        acc: 0.0,
-                        epoch,
-                        cjk: 0,
-                        other: false,
-                    };
-                    s.touched.push(slot);
-                }
+                let c = s.cell(slot);
                 c.acc += w * (tf * idf);
                 if cjk {
                     c.cjk = c.cjk.saturating_add(count);
@@ -683,11 +699,12 @@ impl ToolIndex {
                 }
             }
         }
-        let mut hits = Vec::with_capacity(s.touched.len());
-        for &slot in &s.touched {
+        let (touched, cells) = s.parts();
+        let mut hits = Vec::with_capacity(touched.len());
+        for &slot in touched {
             let i = slot as usize;
             let norm = self.norms[i];
-            let c = &mut s.cells[i];
+            let c = &mut cells[i];
             let denom = qnorm * norm;
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
             let mut score = if denom == 0.0 {
@@ -710,7 +727,7 @@ impl ToolIndex {
         let mut boosted = Vec::new();
         self.boosted_slots(&haystack, &mut boosted);
         for slot in boosted {
-            let c = &mut s.cells[slot as usize];
+            let c = s.raw(slot);
             if c.epoch == epoch {
                 let h = &mut hits[c.acc as usize];
                 h.score = h.score.max(NAME_BOOST);
@@ -725,20 +742,6 @@ impl ToolIndex {
         }
         hits
     }
-}
-
-/// Keep the `k` best hits, sorted by score descending then slot ascending.
-pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
-    let cmp = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
-    if k == 0 {
-        hits.clear();
-        return;
-    }
-    if hits.len() > k {
-        hits.select_nth_unstable_by(k - 1, cmp);
-        hits.truncate(k);
-    }
-    hits.sort_unstable_by(cmp);
 }
 
 pub(crate) use crate::store::check_unique;
@@ -877,6 +880,32 @@ mod tests {
     }
 }
 
+/// One analysed query term (see [`ToolIndex::prepare`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedTerm {
+    /// The stemmed term.
+    pub text: String,
+    /// Its vocabulary id (`None` when no tool has it).
+    pub id: Option<u32>,
+    /// Query-side TF × IDF (TF relative to the most frequent query term).
+    pub weight: f64,
+    /// Occurrences in the query.
+    pub count: u32,
+    /// Whether it is a CJK bigram (for the CJK guard).
+    pub cjk: bool,
+}
+
+/// A compat query analysed once, read by both search and explain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedQuery {
+    blank: bool,
+    lower: String,
+    pub terms: Vec<PreparedTerm>,
+    /// ‖q‖.
+    pub qnorm: f64,
+    has_cjk: bool,
+}
+
 /// One query term's share of a compat score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompatTermExplain {
@@ -905,45 +934,44 @@ impl ToolIndex {
     pub fn explain(&self, query: &str, name: &str) -> Option<CompatExplain> {
         let slot = self.slot_of(name)?;
         let doc = self.doc(slot)?;
-        let lower = js_lower(query);
-        let qterms = crate::tokenize::distinct_stemmed(&lower);
-        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
-        let qw: Vec<(&str, f64)> = qterms
+        let pq = self.prepare(query);
+        let denom = pq.qnorm * doc.norm;
+        let terms: Vec<CompatTermExplain> = pq
+            .terms
             .iter()
-            .map(|&(t, c)| (t, c as f64 / max * self.idf(t).unwrap_or(0.0)))
-            .collect();
-        let qnorm = qw.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
-        let denom = qnorm * doc.norm;
-        let terms: Vec<CompatTermExplain> = qw
-            .iter()
-            .map(|&(t, w)| {
-                let dw = self
-                    .store
-                    .vocab
-                    .get(t)
-                    .and_then(|id| {
+            .map(|t| {
+                let dw =
+                    t.id.and_then(|id| {
                         doc.terms
                             .iter()
-                            .find(|(x, _)| x == id)
-                            .map(|(_, tf)| tf * self.idf[*id as usize])
+                            .find(|(x, _)| *x == id)
+                            .map(|(_, tf)| tf * self.idf[id as usize])
                     })
                     .unwrap_or(0.0);
                 CompatTermExplain {
-                    term: t.to_owned(),
-                    query_weight: w,
+                    term: t.text.clone(),
+                    query_weight: t.weight,
                     tool_weight: dw,
-                    contribution: if denom == 0.0 { 0.0 } else { w * dw / denom },
+                    contribution: if denom == 0.0 {
+                        0.0
+                    } else {
+                        t.weight * dw / denom
+                    },
                 }
             })
             .collect();
         let cosine = terms.iter().map(|t| t.contribution).sum::<f64>().min(1.0);
-        let hit = self.score_all(query).into_iter().find(|h| h.slot == slot);
+        let hit = self
+            .score_prepared(&pq)
+            .into_iter()
+            .find(|h| h.slot == slot);
         let score = hit.map(|h| h.score).unwrap_or(0.0);
-        let haystack: String = lower
+        let haystack: String = pq
+            .lower
             .chars()
             .map(|c| if c == '-' || c == '_' { ' ' } else { c })
             .collect();
-        let name_boosted = !qterms.is_empty() && haystack.contains(doc.parsed.full.as_str());
+        let name_boosted = !pq.terms.is_empty() && haystack.contains(doc.parsed.full.as_str());
         Some(CompatExplain {
             name: doc.name.clone(),
             cosine,

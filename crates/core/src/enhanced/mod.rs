@@ -25,8 +25,9 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::collector::{top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
-use crate::index::{top_k, Hit, ToolDoc};
+use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
 use crate::store::{SlotDoc, SlotStore};
 use analyze::{is_cjk, Analyzer};
@@ -176,13 +177,20 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
     }
 }
 
-#[derive(Default)]
-struct Scratch {
-    /// Per slot: (score, covered IDF mass, epoch).
-    cells: Vec<(f64, f64, u32)>,
-    epoch: u32,
-    touched: Vec<u32>,
+/// Per slot: (score, covered IDF mass, epoch).
+#[derive(Clone, Copy)]
+struct Cell(f64, f64, u32);
+
+impl crate::collector::Cell for Cell {
+    fn epoch(&self) -> u32 {
+        self.2
+    }
+    fn fresh(epoch: u32) -> Self {
+        Cell(0.0, 0.0, epoch)
+    }
 }
+
+type Scratch = crate::collector::Accumulator<Cell>;
 
 /// A term of an analysed query.
 #[derive(Debug, Clone, PartialEq)]
@@ -797,28 +805,13 @@ impl EnhancedIndex {
         let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let n = self.store.docs.len();
-        if s.cells.len() < n {
-            s.cells.resize(n, (0.0, 0.0, 0));
-        }
-        s.epoch = s.epoch.wrapping_add(1);
-        if s.epoch == 0 {
-            s.cells.iter_mut().for_each(|c| c.2 = 0);
-            s.epoch = 1;
-        }
-        let epoch = s.epoch;
-        s.touched.clear();
+        s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         for &(id, w, _) in &terms {
             let idf = self.idf(id);
             for &(slot, tfs) in &self.store.postings[id as usize] {
-                let i = slot as usize;
-                let c = &mut s.cells[i];
-                if c.2 != epoch {
-                    *c = (0.0, 0.0, epoch);
-                    s.touched.push(slot);
-                }
-                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[i]);
+                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[slot as usize]);
+                let c = s.cell(slot);
                 c.0 += w * idf * tfw / (p.k1 + tfw);
                 c.1 += w * idf;
             }
@@ -836,21 +829,23 @@ impl EnhancedIndex {
                 .iter()
                 .all(|&t| self.store.posting(t, slot).is_some())
         };
-        let mut hits = Vec::with_capacity(s.touched.len() + tiers.len());
+        let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
         // Coverage of the best-scoring tool (what the abstain rule looks at).
         let mut best_cov = 0.0f64;
         let mut best_score = f64::NEG_INFINITY;
-        for &slot in &s.touched {
-            let i = slot as usize;
+        for &slot in s.touched() {
+            let Some(&Cell(score, mass, _)) = s.get(slot) else {
+                continue;
+            };
             if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot))
             {
                 continue;
             }
             let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
-            let rel = (s.cells[i].0 / max_score).min(0.999_999);
+            let rel = (score / max_score).min(0.999_999);
             if tier + rel > best_score {
                 best_score = tier + rel;
-                best_cov = s.cells[i].1;
+                best_cov = mass;
             }
             hits.push(Hit {
                 slot,
@@ -858,7 +853,7 @@ impl EnhancedIndex {
             });
         }
         for (&slot, &tier) in &tiers {
-            if s.cells[slot as usize].2 != epoch
+            if s.get(slot).is_none()
                 && server_ok(slot)
                 && !required_missing
                 && (required.is_empty() || has_required(slot))
