@@ -754,6 +754,41 @@ mod tests {
         }
     }
 
+    /// `+file data` against `file data` at 40k tools, both engines (printed; run with
+    /// `cargo test -p tool-index-core --lib plus_term -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "timing figures, printed only"]
+    fn plus_term_cost_at_40k() {
+        let words = [
+            "file", "data", "read", "write", "issue", "message", "channel", "repo",
+        ];
+        let docs: Vec<ToolDoc> = (0..40_000)
+            .map(|i| {
+                ToolDoc::new(
+                    format!("mcp__s{}__tool_{i}", i % 50),
+                    format!(
+                        "{} {} {} thing {i}",
+                        words[i % 8],
+                        words[(i / 8) % 8],
+                        words[(i / 64) % 8]
+                    ),
+                )
+            })
+            .collect();
+        for scoring in ["compat", "enhanced"] {
+            let e = Engine::build(docs.clone(), opts(scoring)).unwrap();
+            for q in ["file data", "+file data"] {
+                let runs = 50;
+                let t = std::time::Instant::now();
+                for _ in 0..runs {
+                    std::hint::black_box(e.search(q, 5.0, None).unwrap());
+                }
+                let us = t.elapsed().as_secs_f64() * 1e6 / f64::from(runs);
+                eprintln!("{scoring} 40k `{q}`: {us:.0} us/query");
+            }
+        }
+    }
+
     #[test]
     fn ten_megabyte_queries_answer_quickly() {
         let docs: Vec<ToolDoc> = (0..2000)
