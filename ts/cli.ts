@@ -14,7 +14,7 @@ import * as path from 'node:path'
 import { parseArgs as utilParseArgs } from 'node:util'
 import { parse as shellParse } from 'shell-quote'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
-import { mergeWeights } from './toolSearch'
+import { mergeWeights } from './config'
 import { runServe } from './gateway/serve'
 
 /** Parsed command-line arguments. */

@@ -8,7 +8,7 @@ import { checkInput } from './validate'
 import { decidePermission, isEnabled, toolAcceptsInput } from './policy'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { fieldOrUndefined, readField } from './safeRead'
-import { ToolIndexCache } from './index'
+import { ToolIndexCache } from './cache'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
 
