@@ -13,17 +13,8 @@ const BUN = process.execPath
 const NODE = 'node'
 const DEADLINE_MS = 20_000
 
-/**
- * Probes whose guard is not on this branch yet. The native cap on array lengths has landed, but
- * the TypeScript layer (ts/index.ts, ts/toolSearch.ts) walks a `length = 2**32 - 1` tool list
- * before the native call sees it (measured: buildToolIndex still running after 20 s). Enable them
- * once that layer checks the length first.
- */
-const PENDING: Record<string, string> = {
-  sparse_build_index: 'pending a length cap in ts/index.ts buildToolIndex (it walks 2**32-1 holes before the native cap)',
-  sparse_search_entries: 'pending a length cap in ts/index.ts searchTools over an entry array',
-  sparse_tool_search: 'pending a length cap in ts/toolSearch.ts over ctx.tools',
-}
+/** Probes whose guard is not on this branch yet, with the missing guard named (none today). */
+const PENDING: Record<string, string> = {}
 
 function list(): string[] {
   const r = spawnSync(NODE, [PROBE, '--list'], { encoding: 'utf8', timeout: DEADLINE_MS })
