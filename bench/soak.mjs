@@ -14,6 +14,11 @@
  * high-water mark (the allocator keeps the pages for reuse). `--gc-every N` also forces a GC
  * every N build/drop cycles, which keeps that plateau low.
  *
+ *   node bench/soak.mjs --no-yield [--cycles N] [--tools N]
+ *       build/drop cycles in a loop that never yields to the event loop (no timers, no I/O; the
+ *       awaited variant only runs microtasks), with and without dispose(), each variant in its
+ *       own child process of the same runtime; prints a table of RSS before and after
+ *
  * Needs the built package (`npm run build`). Exit code 1 if a phase grows more than
  * --max-growth percent (default 5) after warm-up, or if GC cannot be forced (unless --no-gc-ok).
  */
@@ -26,6 +31,75 @@ const here = dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 const pkg = require(join(here, '..', 'dist', 'index.js'))
 const { ToolIndex } = pkg
+
+// ---------------------------------------------------------------------------------------------
+// No-yield mode: one child process per variant, a table of RSS
+
+/** The variants of the no-yield soak: how an index is built, and whether it is disposed. */
+const NO_YIELD_VARIANTS = ['native', 'native+dispose', 'fromEntries', 'fromEntries+dispose', 'buildToolIndex', 'buildToolIndex+dispose']
+
+/** Run `cycles` build/drop cycles of `size` tools without yielding; returns RSS figures in MB. */
+async function noYieldChild(variant, cycles, size) {
+  const mb = (b) => Math.round((b / 1048576) * 10) / 10
+  const native = require(join(here, '..', 'index.js'))
+  const all = JSON.parse(readFileSync(join(here, '..', 'catalog', 'default-catalog.json'), 'utf8')).tools
+  const tools = []
+  for (let i = 0; tools.length < size; i++) {
+    const t = all[i % all.length]
+    tools.push({ name: `${t.name}_${i}`, description: t.description ?? '', searchHint: t.searchHint })
+  }
+  const dispose = variant.endsWith('+dispose')
+  const kind = variant.replace('+dispose', '')
+  const rssStart = process.memoryUsage().rss
+  let rssMax = rssStart
+  const t0 = performance.now()
+  for (let i = 0; i < cycles; i++) {
+    const index =
+      kind === 'native'
+        ? new native.ToolIndex(tools)
+        : kind === 'fromEntries'
+          ? pkg.ToolIndex.fromEntries(tools)
+          : await pkg.buildToolIndex(tools)
+    index.search('create a github issue', 5)
+    if (dispose) index.dispose()
+    if (i % 500 === 499) rssMax = Math.max(rssMax, process.memoryUsage().rss)
+  }
+  const rssEnd = process.memoryUsage().rss
+  return { variant, cycles, size, seconds: Math.round((performance.now() - t0) / 100) / 10, rssStartMB: mb(rssStart), rssEndMB: mb(rssEnd), rssMaxMB: mb(Math.max(rssMax, rssEnd)) }
+}
+
+if (process.argv.includes('--no-yield')) {
+  const args = process.argv.slice(2)
+  const num = (name, fallback) => {
+    const i = args.indexOf(name)
+    return i >= 0 && i + 1 < args.length ? Number(args[i + 1]) : fallback
+  }
+  const cycles = num('--cycles', 10_000)
+  const size = num('--tools', 200)
+  const child = args.indexOf('--child')
+  if (child >= 0) {
+    console.log(JSON.stringify(await noYieldChild(args[child + 1], cycles, size)))
+    process.exit(0)
+  }
+  const { spawnSync } = await import('node:child_process')
+  const rt = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`
+  console.log(`no-yield soak (${rt}): ${cycles} build/drop cycles of ${size} tools, one child process per variant`)
+  console.log('| variant | seconds | RSS start MB | RSS end MB | RSS max MB |')
+  console.log('|---|---:|---:|---:|---:|')
+  for (const variant of NO_YIELD_VARIANTS) {
+    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--no-yield', '--cycles', String(cycles), '--tools', String(size), '--child', variant], { encoding: 'utf8' })
+    const line = r.stdout.trim().split('\n').pop() ?? ''
+    let row
+    try {
+      row = JSON.parse(line)
+    } catch {
+      console.log(`| ${variant} | failed: status ${r.status} ${r.signal ?? ''} ${r.stderr.slice(0, 200).replace(/\n/g, ' ')} | | | |`)
+      continue
+    }
+    console.log(`| ${variant} | ${row.seconds} | ${row.rssStartMB} | ${row.rssEndMB} | ${row.rssMaxMB} |`)
+  }
+  process.exit(0)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Options

@@ -664,3 +664,13 @@ impl ToolIndex {
         self.reported as f64
     }
 }
+
+/// Declares this module's Node-API version to Node as `NAPI_VERSION_EXPERIMENTAL`, under which
+/// Node runs the module's finalizers during garbage collection instead of queueing them for a
+/// later turn of the event loop (so a dropped index's native memory comes back even in a loop
+/// that never yields). Every finalizer of this module only frees Rust memory and calls
+/// GC-safe Node-API functions.
+#[no_mangle]
+pub extern "C" fn node_api_module_get_api_version_v1() -> i32 {
+    i32::MAX
+}
