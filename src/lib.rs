@@ -8,6 +8,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tool_index_core as core;
 
+mod vector;
+
 /// A JavaScript `Error` whose `code` property is the stable core code (`E_DUPLICATE_NAME`, ...).
 fn coded(env: &Env, e: core::IndexError) -> Error {
     let make = || -> Result<Error> {

@@ -19,6 +19,7 @@ pub mod keyword;
 pub mod name;
 pub mod text;
 pub mod tokenize;
+pub mod vector;
 
 pub use core_tools::{is_deferred, CorePolicy, CORE_TOOLS};
 pub use error::{ErrorCode, IndexError};
