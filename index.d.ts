@@ -10,31 +10,9 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Per-tool int8-quantized unit vectors, upserted and removed by name; brute-force top-k by
- * cosine similarity. Errors carry `code` (`E_INVALID_ARG`, `E_INVALID_NUMBER`).
+ * A native tool index. Not shareable across threads or workers: build one per worker.
+ * Its native memory is reported to the JavaScript engine; `dispose()` frees it at once.
  */
-export declare class NativeVectorStore {
-  /** An empty store of `dim`-float vectors (1..=8192). */
-  constructor(dim: number)
-  /** Vector length. */
-  get dim(): number
-  /** Number of tools stored. */
-  get size(): number
-  /** True when `name` has a vector. */
-  has(name: string): boolean
-  /** Insert or replace the vector of `name`. */
-  upsert(name: string, vector: Float32Array): void
-  /** Insert or replace many: `vectors` is flat, `names.length * dim` floats, row i for name i. */
-  upsertMany(names: Array<string>, vectors: Float32Array): void
-  /** Remove the vector of `name`; false when it had none. */
-  remove(name: string): boolean
-  /** Remove every vector. */
-  clear(): void
-  /** The `k` stored tools nearest to `query` (cosine), best first. */
-  search(query: Float32Array, k: number): Array<VectorHit>
-}
-
-/** A native tool index. Not shareable across threads or workers: build one per worker. */
 export declare class ToolIndex {
   /** Build an index from plain tool entries, in order. Duplicate names throw `E_DUPLICATE_NAME`. */
   constructor(tools: Array<ToolEntry>, options?: IndexOptions | undefined | null)
@@ -91,6 +69,18 @@ export declare class ToolIndex {
   entryTerms(id: number): EntryTerms | null
   /** The normalized name (`parseToolName(name).full`) of the tool with this id. */
   normalizedName(id: number): string | null
+  /**
+   * Free the index's memory now. Every later call except `dispose()` (a no-op) and
+   * `disposed` throws `E_DISPOSED`.
+   */
+  dispose(): void
+  /** Whether `dispose()` was called. */
+  get disposed(): boolean
+  /**
+   * The native heap bytes this index reports to the JavaScript engine (an estimate; 0
+   * after `dispose()`).
+   */
+  get externalMemory(): number
 }
 
 /** The default core-tool names (never deferred). */
@@ -147,6 +137,12 @@ export interface IndexOptions {
  * `coreTools` replaces the default core set when given.
  */
 export declare function isDeferredTool(tool: DeferralInput, coreTools?: Array<string> | undefined | null): boolean
+
+/**
+ * The most elements any native function reads from one array argument (larger `length`s
+ * throw `E_TOO_LARGE` before anything is read).
+ */
+export declare function maxListLength(): number
 
 /** Result of `parseToolName`. */
 export interface ParsedToolName {
@@ -254,10 +250,4 @@ export interface Tuning {
   abstainCoverage?: number
   /** Weight of query words no tool has, in the query's IDF mass. */
   unknownWeight?: number
-}
-
-/** One vector-search result: tool name and cosine similarity. */
-export interface VectorHit {
-  name: string
-  score: number
 }

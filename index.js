@@ -839,6 +839,7 @@ module.exports.NativeVectorStore = nativeBinding.NativeVectorStore
 module.exports.ToolIndex = nativeBinding.ToolIndex
 module.exports.coreTools = nativeBinding.coreTools
 module.exports.isDeferredTool = nativeBinding.isDeferredTool
+module.exports.maxListLength = nativeBinding.maxListLength
 module.exports.parseToolName = nativeBinding.parseToolName
 module.exports.selectIndexable = nativeBinding.selectIndexable
 module.exports.tokenize = nativeBinding.tokenize

@@ -178,7 +178,10 @@ describe('buildToolIndex', () => {
   })
 
   test('duplicate names throw E_DUPLICATE_NAME', async () => {
-    expect(await asyncCodeOf(() => buildToolIndex([tool('A', 'x'), tool('A', 'y')]))).toBe('E_DUPLICATE_NAME')
+    // The drop-in build keeps the first tool of a name and reports the rest (ccb never throws here).
+    const built = await buildToolIndex([tool('A', 'x'), tool('A', 'y')])
+    expect(built.names()).toEqual(['A'])
+    expect(built.skipped).toEqual([{ index: 1, name: 'A', reason: 'duplicate_name' }])
     expect(codeOf(() => ToolIndex.fromEntries([{ name: 'A' }, { name: 'A' }]))).toBe('E_DUPLICATE_NAME')
   })
 
@@ -186,7 +189,7 @@ describe('buildToolIndex', () => {
     expect(await asyncCodeOf(() => buildToolIndex(null as never))).toBe('E_INVALID_ARG')
     expect(await asyncCodeOf(() => buildToolIndex([null as never]))).toBe('E_INVALID_ARG')
     expect(await asyncCodeOf(() => buildToolIndex([{ name: 7 } as never]))).toBe('E_INVALID_ARG')
-    expect(await asyncCodeOf(() => buildToolIndex([{ name: '' }]))).toBe('E_INVALID_ARG')
+    expect((await buildToolIndex([{ name: '' }])).skipped).toEqual([{ index: 0, name: '', reason: 'empty_name' }])
     expect(await asyncCodeOf(() => buildToolIndex(TOOLS, { scoring: 'bm25' as never }))).toBe('E_INVALID_SCORING')
     expect(await asyncCodeOf(() => buildToolIndex(TOOLS, { promptTimeoutMs: -1 }))).toBe('E_INVALID_NUMBER')
     const throwingGetter = { get name(): string { throw new Error('getter') } }

@@ -85,17 +85,20 @@ describe('permission checks', () => {
     await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
   })
 
-  test('checkPermissions throws: the error propagates, not called', async () => {
+  test('checkPermissions throws: the host decides; without a prompt, denied', async () => {
     const t = target('mcp__x__boom', { checkPermissions: async () => { throw new Error('permission backend down') } })
-    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow)).rejects.toThrow('permission backend down')
-    expect(t.call).not.toHaveBeenCalled()
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t)), 'denied', t)
+    const deny = mock(async () => ({ behavior: 'deny', message: 'user said no' }))
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
+    expect(deny).toHaveBeenCalledTimes(1)
+    expect(out.message).toContain('user said no')
   })
 
-  test('canUseTool throws: the error propagates, not called', async () => {
+  test('canUseTool throws: a denial naming the error, not called', async () => {
     const t = target('mcp__x__ask', { checkPermissions: async () => ({ behavior: 'ask', message: 'sure?' }) })
     const broken = mock(async () => { throw new Error('prompt crashed') })
-    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), broken)).rejects.toThrow('prompt crashed')
-    expect(t.call).not.toHaveBeenCalled()
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), broken), 'denied', t)
+    expect(out.message).toContain('prompt crashed')
   })
 
   test('allow runs the target once, with the validated params (control case)', async () => {
@@ -129,10 +132,9 @@ describe('disabled tools', () => {
     await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'disabled', t)
   })
 
-  test('isEnabled() throws: the error propagates, not called', async () => {
+  test('isEnabled() throws: disabled, not called', async () => {
     const t = target('mcp__x__off', { isEnabled: () => { throw new Error('cannot tell') } })
-    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow)).rejects.toThrow('cannot tell')
-    expect(t.call).not.toHaveBeenCalled()
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'disabled', t)
   })
 
   test('a disabled tool reached through an alias: not called', async () => {

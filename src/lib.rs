@@ -1,24 +1,95 @@
 //! N-API binding of `tool-index-core`. Conversions only: every function here turns
-//! JavaScript values into core types, calls the core, and turns the answer back.
-//! Every export is `catch_unwind`, so a Rust panic becomes a JavaScript error, never an abort.
+//! JavaScript values into core types (`From`/`TryFrom` at the edge), calls the core, and turns
+//! the answer back. Engine dispatch, option checks and ranking live in
+//! `tool_index_core::engine`. Errors cross as `napi::Error<ErrorCode>`, so `err.code` is the
+//! stable core code. Every export is `catch_unwind`, so a Rust panic becomes a JavaScript
+//! error, never an abort.
 
 #![deny(clippy::all)]
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tool_index_core as core;
+use tool_index_core::engine::{self, Engine};
+use tool_index_core::ErrorCode;
 
 mod vector;
 
-/// A JavaScript `Error` whose `code` property is the stable core code (`E_DUPLICATE_NAME`, ...).
-fn coded(env: &Env, e: core::IndexError) -> Error {
-    let make = || -> Result<Error> {
-        let mut obj = env.create_error(Error::new(Status::InvalidArg, e.message.clone()))?;
-        obj.set_named_property("code", e.code.as_str())?;
-        Ok(Error::from(obj.to_unknown()))
-    };
-    make().unwrap_or_else(|err| err)
+/// The JavaScript error for a core error.
+fn coded(e: core::IndexError) -> Error<ErrorCode> {
+    Error::new(e.code, e.message)
 }
+
+/// A JavaScript array read element by element. Its `length` is checked against
+/// [`engine::MAX_LIST_LEN`] before anything is read or allocated, so a sparse array with a
+/// huge `length` is an `E_TOO_LARGE` error, not an allocation failure. Conversion problems
+/// are kept and thrown (coded) when the function body takes the list.
+pub struct List<T>(std::result::Result<Vec<T>, core::IndexError>);
+
+impl<T> List<T> {
+    fn take(self) -> Result<Vec<T>, ErrorCode> {
+        self.0.map_err(coded)
+    }
+}
+
+fn opt_list<T>(l: Option<List<T>>) -> Result<Option<Vec<T>>, ErrorCode> {
+    l.map(List::take).transpose()
+}
+
+impl<T> TypeName for List<T> {
+    fn type_name() -> &'static str {
+        "Array<T>"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl<T: FromNapiValue> FromNapiValue for List<T> {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        // SAFETY: forwarded from the caller (a live env and a value of this call).
+        let arr = unsafe { Array::from_napi_value(env, value)? };
+        let len = match engine::check_list_len(u64::from(arr.len()), "array") {
+            Ok(n) => n,
+            Err(e) => return Ok(List(Err(e))),
+        };
+        // Grow with the elements actually read, never reserve from `length` alone.
+        let mut out = Vec::with_capacity(len.min(1024));
+        for i in 0..arr.len() {
+            match arr.get::<T>(i) {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => {
+                    return Ok(List(Err(core::IndexError::new(
+                        ErrorCode::InvalidArg,
+                        format!("array element {i} is missing"),
+                    ))))
+                }
+                Err(e) => {
+                    // A conversion that ran into a JavaScript exception (a getter that
+                    // throws, a hole read as `undefined`) leaves it pending: take it, so the
+                    // coded error is the one the caller sees.
+                    let mut pending = false;
+                    // SAFETY: a live env of this call; the exception value is dropped.
+                    unsafe {
+                        if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
+                            && pending
+                        {
+                            let mut ex = std::ptr::null_mut();
+                            sys::napi_get_and_clear_last_exception(env, &mut ex);
+                        }
+                    }
+                    return Ok(List(Err(core::IndexError::new(
+                        ErrorCode::InvalidArg,
+                        format!("array element {i}: {}", e.reason),
+                    ))));
+                }
+            }
+        }
+        Ok(List(Ok(out)))
+    }
+}
+
+impl<T: FromNapiValue> ValidateNapiValue for List<T> {}
 
 /// A tool entry as the index takes it. `inputSchema` is accepted and ignored by the
 /// native index (the TypeScript layer keeps it).
@@ -45,6 +116,10 @@ impl From<ToolEntry> for core::ToolDoc {
             schema_text: t.schema_text,
         }
     }
+}
+
+fn docs(tools: List<ToolEntry>) -> Result<Vec<core::ToolDoc>, ErrorCode> {
+    Ok(tools.take()?.into_iter().map(Into::into).collect())
 }
 
 /// Result of `parseToolName`.
@@ -88,31 +163,44 @@ pub struct DeferralInput {
 /// Reference `isDeferredTool`: `alwaysLoad === true` or a core name → false, else true.
 /// `coreTools` replaces the default core set when given.
 #[napi(catch_unwind)]
-pub fn is_deferred_tool(tool: DeferralInput, core_tools: Option<Vec<String>>) -> bool {
+pub fn is_deferred_tool(
+    tool: DeferralInput,
+    #[napi(ts_arg_type = "Array<string> | undefined | null")] core_tools: Option<List<String>>,
+) -> Result<bool, ErrorCode> {
+    let core_tools = opt_list(core_tools)?;
     let policy = core::CorePolicy::new(core_tools.as_deref(), &[], &[]);
-    core::is_deferred(&tool.name, tool.always_load.unwrap_or(false), &policy)
+    Ok(core::is_deferred(
+        &tool.name,
+        tool.always_load.unwrap_or(false),
+        &policy,
+    ))
 }
 
 /// Which of `names` belong in the index (deferred, or forced in, and not excluded):
 /// a boolean per name. `alwaysLoad[i]` is the i-th tool's flag.
 #[napi(catch_unwind)]
 pub fn select_indexable(
-    names: Vec<String>,
-    always_load: Vec<bool>,
-    core_tools: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
-    include_force: Option<Vec<String>>,
-) -> Vec<bool> {
+    #[napi(ts_arg_type = "Array<string>")] names: List<String>,
+    #[napi(ts_arg_type = "Array<boolean>")] always_load: List<bool>,
+    #[napi(ts_arg_type = "Array<string> | undefined | null")] core_tools: Option<List<String>>,
+    #[napi(ts_arg_type = "Array<string> | undefined | null")] exclude: Option<List<String>>,
+    #[napi(ts_arg_type = "Array<string> | undefined | null")] include_force: Option<List<String>>,
+) -> Result<Vec<bool>, ErrorCode> {
+    let names = names.take()?;
+    let always_load = always_load.take()?;
+    let core_tools = opt_list(core_tools)?;
+    let exclude = opt_list(exclude)?;
+    let include_force = opt_list(include_force)?;
     let policy = core::CorePolicy::new(
         core_tools.as_deref(),
         exclude.as_deref().unwrap_or(&[]),
         include_force.as_deref().unwrap_or(&[]),
     );
-    names
+    Ok(names
         .iter()
         .enumerate()
         .map(|(i, n)| policy.should_index(n, always_load.get(i).copied().unwrap_or(false)))
-        .collect()
+        .collect())
 }
 
 /// The default core-tool names (never deferred).
@@ -121,8 +209,15 @@ pub fn core_tools() -> Vec<&'static str> {
     core::CORE_TOOLS.to_vec()
 }
 
+/// The most elements any native function reads from one array argument (larger `length`s
+/// throw `E_TOO_LARGE` before anything is read).
+#[napi(catch_unwind)]
+pub fn max_list_length() -> u32 {
+    engine::MAX_LIST_LEN as u32
+}
+
 /// Index options.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct IndexOptions {
     /// `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
     /// name matching, see the README).
@@ -136,14 +231,16 @@ pub struct IndexOptions {
 }
 
 /// Enhanced-ranking parameters; each one left out keeps its default.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct Tuning {
     /// BM25 term-frequency saturation (default 1.2).
     pub k1: Option<f64>,
     /// Field weights: name, server, searchHint, description, schema.
-    pub weights: Option<Vec<f64>>,
+    #[napi(ts_type = "Array<number>")]
+    pub weights: Option<List<f64>>,
     /// Field length normalization, same field order.
-    pub b: Option<Vec<f64>>,
+    #[napi(ts_type = "Array<number>")]
+    pub b: Option<List<f64>>,
     pub typo_weight: Option<f64>,
     pub lexicon_weight: Option<f64>,
     /// Abstain below this share of the query's IDF mass (0 turns abstaining off).
@@ -152,41 +249,31 @@ pub struct Tuning {
     pub unknown_weight: Option<f64>,
 }
 
-fn params_from(t: Option<Tuning>) -> core::Result5<core::enhanced::Params> {
-    let mut p = core::enhanced::Params::default();
-    let Some(t) = t else { return Ok(p) };
-    let fin = |v: f64, what: &str| core::error::finite(v, what);
-    if let Some(v) = t.k1 {
-        p.k1 = fin(v, "tuning.k1")?;
+impl TryFrom<Tuning> for engine::Tuning {
+    type Error = Error<ErrorCode>;
+    fn try_from(t: Tuning) -> Result<Self, ErrorCode> {
+        Ok(engine::Tuning {
+            k1: t.k1,
+            weights: opt_list(t.weights)?,
+            b: opt_list(t.b)?,
+            typo_weight: t.typo_weight,
+            lexicon_weight: t.lexicon_weight,
+            abstain_coverage: t.abstain_coverage,
+            unknown_weight: t.unknown_weight,
+        })
     }
-    let five = |v: Vec<f64>, what: &str| -> core::Result5<[f64; 5]> {
-        if v.len() != 5 || v.iter().any(|x| !x.is_finite() || *x < 0.0) {
-            return Err(core::IndexError::new(
-                core::ErrorCode::InvalidNumber,
-                format!("{what} must be 5 finite numbers >= 0"),
-            ));
-        }
-        Ok([v[0], v[1], v[2], v[3], v[4]])
-    };
-    if let Some(v) = t.weights {
-        p.weights = five(v, "tuning.weights")?;
+}
+
+impl TryFrom<IndexOptions> for engine::EngineOptions {
+    type Error = Error<ErrorCode>;
+    fn try_from(o: IndexOptions) -> Result<Self, ErrorCode> {
+        Ok(engine::EngineOptions {
+            scoring: o.scoring,
+            min_score: o.min_score,
+            parallel_threshold: o.parallel_threshold,
+            tuning: o.tuning.map(TryInto::try_into).transpose()?,
+        })
     }
-    if let Some(v) = t.b {
-        p.b = five(v, "tuning.b")?;
-    }
-    if let Some(v) = t.typo_weight {
-        p.typo_weight = fin(v, "tuning.typoWeight")?;
-    }
-    if let Some(v) = t.lexicon_weight {
-        p.lexicon_weight = fin(v, "tuning.lexiconWeight")?;
-    }
-    if let Some(v) = t.unknown_weight {
-        p.unknown_weight = fin(v, "tuning.unknownWeight")?;
-    }
-    if let Some(v) = t.abstain_coverage {
-        p.abstain_coverage = fin(v, "tuning.abstainCoverage")?;
-    }
-    Ok(p)
 }
 
 /// One search result.
@@ -200,8 +287,18 @@ pub struct SearchHit {
     pub id: u32,
 }
 
+impl From<engine::NamedHit> for SearchHit {
+    fn from(h: engine::NamedHit) -> Self {
+        Self {
+            name: h.name,
+            score: h.score,
+            id: h.id,
+        }
+    }
+}
+
 /// Options of `toolSearchRank`.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct RankOptions {
     /// Weight of the keyword half (default 0.4, `TOOL_SEARCH_WEIGHT_KEYWORD`).
     pub keyword_weight: Option<f64>,
@@ -212,6 +309,17 @@ pub struct RankOptions {
     /// A non-indexed tool (e.g. a core tool) whose lowercased name equals the trimmed,
     /// lowercased query; used when no indexed tool matches the query exactly.
     pub exact_outside: Option<String>,
+}
+
+impl From<RankOptions> for engine::RankOptions {
+    fn from(o: RankOptions) -> Self {
+        Self {
+            keyword_weight: o.keyword_weight,
+            tfidf_weight: o.tfidf_weight,
+            min_score: o.min_score,
+            exact_outside: o.exact_outside,
+        }
+    }
 }
 
 /// One merged ToolSearch result.
@@ -229,6 +337,18 @@ pub struct RankedResult {
     pub tfidf_score: Option<f64>,
 }
 
+impl From<engine::Ranked> for RankedResult {
+    fn from(r: engine::Ranked) -> Self {
+        Self {
+            name: r.name,
+            score: r.score,
+            id: r.id,
+            keyword_rank: r.keyword_rank,
+            tfidf_score: r.tfidf_score,
+        }
+    }
+}
+
 /// The reference's `tokens` and `tfVector` of one indexed tool.
 #[napi(object)]
 pub struct EntryTerms {
@@ -238,47 +358,11 @@ pub struct EntryTerms {
     pub weights: Vec<f64>,
 }
 
-/// The two scoring engines behind one class.
-enum Engine {
-    Compat(Box<core::ToolIndex>),
-    Enhanced(Box<core::enhanced::EnhancedIndex>),
-}
-
-impl Engine {
-    fn len(&self) -> usize {
-        match self {
-            Engine::Compat(i) => i.len(),
-            Engine::Enhanced(i) => i.len(),
-        }
-    }
-    fn name(&self, slot: u32) -> Option<&str> {
-        match self {
-            Engine::Compat(i) => i.doc(slot).map(|d| d.name.as_str()),
-            Engine::Enhanced(i) => i.name(slot),
-        }
-    }
-    fn search(&self, query: &str, limit: usize, min: f64) -> Vec<core::Hit> {
-        match self {
-            Engine::Compat(i) => i.search(query, limit, min),
-            Engine::Enhanced(i) => i.search(query, limit, min),
-        }
-    }
-    fn slots(&self) -> Vec<u32> {
-        match self {
-            Engine::Compat(i) => i.slots().collect(),
-            Engine::Enhanced(i) => i.slots().collect(),
-        }
-    }
-    fn slot_of(&self, name: &str) -> Option<u32> {
-        match self {
-            Engine::Compat(i) => i.slot_of(name),
-            Engine::Enhanced(i) => i.slot_of(name),
-        }
-    }
-    fn generation(&self) -> u64 {
-        match self {
-            Engine::Compat(i) => i.generation(),
-            Engine::Enhanced(i) => i.generation(),
+impl From<engine::EntryTerms> for EntryTerms {
+    fn from(e: engine::EntryTerms) -> Self {
+        Self {
+            tokens: e.tokens,
+            weights: e.weights,
         }
     }
 }
@@ -318,58 +402,101 @@ pub struct Explanation {
     pub note: Option<String>,
 }
 
-/// A native tool index. Not shareable across threads or workers: build one per worker.
-#[napi]
-pub struct ToolIndex {
-    inner: Engine,
-    min_score: f64,
+impl From<engine::Explanation> for Explanation {
+    fn from(e: engine::Explanation) -> Self {
+        Self {
+            name: e.name,
+            scoring: e.scoring.as_str().to_owned(),
+            score: e.score,
+            tier: e.tier,
+            relevance: e.relevance,
+            coverage: e.coverage,
+            note: e.note,
+            terms: e
+                .terms
+                .into_iter()
+                .map(|t| TermContribution {
+                    term: t.term,
+                    origin: t.origin,
+                    weight: t.weight,
+                    tool_weight: t.tool_weight,
+                    fields: t.fields,
+                    contribution: t.contribution,
+                })
+                .collect(),
+        }
+    }
 }
 
-fn doc_vec(tools: Vec<ToolEntry>) -> Vec<core::ToolDoc> {
-    tools.into_iter().map(Into::into).collect()
+/// A native tool index. Not shareable across threads or workers: build one per worker.
+/// Its native memory is reported to the JavaScript engine; `dispose()` frees it at once.
+#[napi(custom_finalize)]
+pub struct ToolIndex {
+    /// `None` after `dispose()`.
+    inner: Option<Engine>,
+    /// Bytes last reported with `adjust_external_memory`.
+    reported: i64,
+}
+
+impl ToolIndex {
+    fn engine(&self) -> Result<&Engine, ErrorCode> {
+        self.inner.as_ref().ok_or_else(disposed)
+    }
+
+    fn engine_mut(&mut self) -> Result<&mut Engine, ErrorCode> {
+        self.inner.as_mut().ok_or_else(disposed)
+    }
+
+    /// Report the change in the index's native size to the engine's GC accounting.
+    fn account(&mut self, env: &Env) {
+        let now = self.inner.as_ref().map_or(0, |e| e.heap_bytes()) as i64;
+        if now != self.reported && env.adjust_external_memory(now - self.reported).is_ok() {
+            self.reported = now;
+        }
+    }
+}
+
+fn disposed() -> Error<ErrorCode> {
+    Error::new(
+        ErrorCode::Disposed,
+        "this ToolIndex was disposed; build a new one",
+    )
+}
+
+impl ObjectFinalize for ToolIndex {
+    fn finalize(mut self, env: Env) -> Result<()> {
+        self.inner = None;
+        self.account(&env);
+        Ok(())
+    }
 }
 
 #[napi]
 impl ToolIndex {
     /// Build an index from plain tool entries, in order. Duplicate names throw `E_DUPLICATE_NAME`.
     #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, tools: Vec<ToolEntry>, options: Option<IndexOptions>) -> Result<Self> {
-        let mut opts = core::IndexOptions::default();
-        let mut min_score = core::index::DEFAULT_MIN_SCORE;
-        let mut enhanced = false;
-        let mut params = core::enhanced::Params::default();
-        if let Some(o) = options {
-            params = params_from(o.tuning).map_err(|e| coded(&env, e))?;
-            match o.scoring.as_deref() {
-                None | Some("compat") => {}
-                Some("enhanced") => enhanced = true,
-                Some(s) => return Err(coded(&env, core::enhanced::unknown_scoring(s))),
-            }
-            if let Some(m) = o.min_score {
-                min_score = core::error::finite(m, "minScore").map_err(|e| coded(&env, e))?;
-            }
-            if let Some(p) = o.parallel_threshold {
-                opts.parallel_threshold = p as usize;
-            }
-        }
-        let docs = doc_vec(tools);
-        let inner = if enhanced {
-            Engine::Enhanced(Box::new(
-                core::enhanced::EnhancedIndex::build(docs, params, opts.parallel_threshold)
-                    .map_err(|e| coded(&env, e))?,
-            ))
-        } else {
-            Engine::Compat(Box::new(
-                core::ToolIndex::build(docs, opts).map_err(|e| coded(&env, e))?,
-            ))
+    pub fn new(
+        env: Env,
+        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: List<ToolEntry>,
+        options: Option<IndexOptions>,
+    ) -> Result<Self, ErrorCode> {
+        let options = match options {
+            Some(o) => o.try_into()?,
+            None => engine::EngineOptions::default(),
         };
-        Ok(Self { inner, min_score })
+        let engine = Engine::build(docs(tools)?, options).map_err(coded)?;
+        let mut index = Self {
+            inner: Some(engine),
+            reported: 0,
+        };
+        index.account(&env);
+        Ok(index)
     }
 
     /// Number of tools.
     #[napi(getter, catch_unwind)]
-    pub fn length(&self) -> u32 {
-        self.inner.len() as u32
+    pub fn length(&self) -> Result<u32, ErrorCode> {
+        Ok(self.engine()?.len() as u32)
     }
 
     /// Search: best first, ties in index order, scores at or above the threshold.
@@ -377,93 +504,28 @@ impl ToolIndex {
     #[napi(catch_unwind)]
     pub fn search(
         &self,
-        env: Env,
         query: String,
         limit: Option<f64>,
         min_score: Option<f64>,
-    ) -> Result<Vec<SearchHit>> {
-        let limit =
-            core::error::limit_from_f64(limit.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
-        let min = match min_score {
-            Some(m) => core::error::finite(m, "minScore").map_err(|e| coded(&env, e))?,
-            None => self.min_score,
-        };
-        Ok(self
-            .inner
-            .search(&query, limit, min)
-            .into_iter()
-            .filter_map(|h| {
-                self.inner.name(h.slot).map(|name| SearchHit {
-                    name: name.to_owned(),
-                    score: h.score,
-                    id: h.slot,
-                })
-            })
-            .collect())
+    ) -> Result<Vec<SearchHit>, ErrorCode> {
+        let hits = self
+            .engine()?
+            .search(&query, limit.unwrap_or(5.0), min_score)
+            .map_err(coded)?;
+        Ok(hits.into_iter().map(Into::into).collect())
     }
 
     /// The scoring mode: `'compat'` or `'enhanced'`.
     #[napi(getter, catch_unwind)]
-    pub fn scoring(&self) -> &'static str {
-        match self.inner {
-            Engine::Compat(_) => "compat",
-            Engine::Enhanced(_) => "enhanced",
-        }
+    pub fn scoring(&self) -> Result<&'static str, ErrorCode> {
+        Ok(self.engine()?.scoring().as_str())
     }
 
     /// Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
     /// `null` when no tool has that name.
     #[napi(catch_unwind)]
-    pub fn explain(&self, query: String, name: String) -> Option<Explanation> {
-        match &self.inner {
-            Engine::Compat(i) => i.explain(&query, &name).map(|e| Explanation {
-                name: e.name,
-                scoring: "compat".into(),
-                score: e.score,
-                tier: u32::from(e.name_boosted),
-                relevance: e.cosine,
-                coverage: None,
-                note: (e.score < self.min_score)
-                    .then(|| format!("score below the display threshold {}", self.min_score)),
-                terms: e
-                    .terms
-                    .into_iter()
-                    .map(|t| TermContribution {
-                        term: t.term,
-                        origin: "query".into(),
-                        weight: t.query_weight,
-                        tool_weight: t.tool_weight,
-                        fields: Vec::new(),
-                        contribution: t.contribution,
-                    })
-                    .collect(),
-            }),
-            Engine::Enhanced(i) => i.explain(&query, &name).map(|e| Explanation {
-                name: e.name,
-                scoring: "enhanced".into(),
-                score: e.score,
-                tier: e.tier as u32,
-                relevance: e.relevance,
-                coverage: Some(e.coverage),
-                note: e.filtered,
-                terms: e
-                    .terms
-                    .into_iter()
-                    .map(|t| TermContribution {
-                        fields: t
-                            .fields
-                            .iter()
-                            .map(|(f, tf, _)| format!("{f}:{tf}"))
-                            .collect(),
-                        tool_weight: t.fields.iter().map(|(_, _, v)| v).sum(),
-                        term: t.term,
-                        origin: t.origin,
-                        weight: t.idf,
-                        contribution: t.score,
-                    })
-                    .collect(),
-            }),
-        }
+    pub fn explain(&self, query: String, name: String) -> Result<Option<Explanation>, ErrorCode> {
+        Ok(self.engine()?.explain(&query, &name).map(Into::into))
     }
 
     /// `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
@@ -471,19 +533,14 @@ impl ToolIndex {
     #[napi(catch_unwind)]
     pub fn search_ids(
         &self,
-        env: Env,
         query: String,
         limit: f64,
         min_score: f64,
-    ) -> Result<Float64Array> {
-        let limit = core::error::limit_from_f64(limit).map_err(|e| coded(&env, e))?;
-        let min = core::error::finite(min_score, "minScore").map_err(|e| coded(&env, e))?;
-        let hits = self.inner.search(&query, limit, min);
-        let mut flat = Vec::with_capacity(hits.len() * 2);
-        for h in hits {
-            flat.push(h.slot as f64);
-            flat.push(h.score);
-        }
+    ) -> Result<Float64Array, ErrorCode> {
+        let flat = self
+            .engine()?
+            .search_flat(&query, limit, min_score)
+            .map_err(coded)?;
         Ok(Float64Array::new(flat))
     }
 
@@ -493,25 +550,14 @@ impl ToolIndex {
     #[napi(catch_unwind)]
     pub fn keyword_search(
         &self,
-        env: Env,
         query: String,
         max_results: Option<f64>,
-    ) -> Result<Vec<SearchHit>> {
-        let max =
-            core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(|e| coded(&env, e))?;
-        let Engine::Compat(inner) = &self.inner else {
-            return self.search(env, query, Some(max as f64), None);
-        };
-        Ok(core::keyword::keyword_search(inner, &query, max)
-            .into_iter()
-            .filter_map(|h| {
-                inner.doc(h.slot).map(|d| SearchHit {
-                    name: d.name.clone(),
-                    score: h.score,
-                    id: h.slot,
-                })
-            })
-            .collect())
+    ) -> Result<Vec<SearchHit>, ErrorCode> {
+        let hits = self
+            .engine()?
+            .keyword_search(&query, max_results.unwrap_or(5.0))
+            .map_err(coded)?;
+        Ok(hits.into_iter().map(Into::into).collect())
     }
 
     /// The whole ToolSearch ranking in one call: keyword search and TF-IDF search, merged
@@ -519,172 +565,104 @@ impl ToolIndex {
     #[napi(catch_unwind)]
     pub fn tool_search_rank(
         &self,
-        env: Env,
         query: String,
         max_results: Option<f64>,
         options: Option<RankOptions>,
-    ) -> Result<Vec<RankedResult>> {
-        let err = |e| coded(&env, e);
-        let max = core::error::limit_from_f64(max_results.unwrap_or(5.0)).map_err(err)?;
-        let o = options.unwrap_or(RankOptions {
-            keyword_weight: None,
-            tfidf_weight: None,
-            min_score: None,
-            exact_outside: None,
-        });
-        let defaults = core::keyword::MergeWeights::default();
-        let weights = core::keyword::MergeWeights {
-            keyword: core::error::finite(
-                o.keyword_weight.unwrap_or(defaults.keyword),
-                "keywordWeight",
-            )
-            .map_err(err)?,
-            tfidf: core::error::finite(o.tfidf_weight.unwrap_or(defaults.tfidf), "tfidfWeight")
-                .map_err(err)?,
-        };
-        let min = match o.min_score {
-            Some(m) => core::error::finite(m, "minScore").map_err(err)?,
-            None => self.min_score,
-        };
-        let outside = o.exact_outside.as_deref();
-        let inner = match &self.inner {
-            Engine::Compat(inner) => inner,
-            Engine::Enhanced(e) => return Ok(enhanced_rank(e, &query, max, min, outside)),
-        };
-        let hits = core::keyword::tool_search_rank(inner, &query, max, weights, min, outside);
-        Ok(hits
-            .into_iter()
-            .filter_map(|h| {
-                h.name(inner, outside).map(|name| RankedResult {
-                    name: name.to_owned(),
-                    score: h.score,
-                    id: h.slot,
-                    keyword_rank: h.keyword_rank,
-                    tfidf_score: h.tfidf_score,
-                })
-            })
-            .collect())
+    ) -> Result<Vec<RankedResult>, ErrorCode> {
+        let options = options.map(Into::into).unwrap_or_default();
+        let hits = self
+            .engine()?
+            .tool_search_rank(&query, max_results.unwrap_or(5.0), &options)
+            .map_err(coded)?;
+        Ok(hits.into_iter().map(Into::into).collect())
     }
 
     /// Add tools or replace same-named ones in place; results then equal a fresh build.
     /// Returns each given tool's id, in input order.
     #[napi(catch_unwind)]
-    pub fn upsert(&mut self, env: Env, tools: Vec<ToolEntry>) -> Result<Vec<u32>> {
-        let docs = doc_vec(tools);
-        match &mut self.inner {
-            Engine::Compat(i) => i.upsert(docs),
-            Engine::Enhanced(i) => i.upsert(docs),
-        }
-        .map_err(|e| coded(&env, e))
+    pub fn upsert(
+        &mut self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: List<ToolEntry>,
+    ) -> Result<Vec<u32>, ErrorCode> {
+        let docs = docs(tools)?;
+        let ids = self.engine_mut()?.upsert(docs).map_err(coded)?;
+        self.account(&env);
+        Ok(ids)
     }
 
     /// Increases when removals renumber ids (ids from before are then invalid).
     #[napi(getter, catch_unwind)]
-    pub fn generation(&self) -> u32 {
-        self.inner.generation() as u32
+    pub fn generation(&self) -> Result<u32, ErrorCode> {
+        Ok(self.engine()?.generation() as u32)
     }
 
     /// Remove tools by name; returns how many were present.
     #[napi(catch_unwind)]
-    pub fn remove(&mut self, names: Vec<String>) -> u32 {
-        (match &mut self.inner {
-            Engine::Compat(i) => i.remove(&names),
-            Engine::Enhanced(i) => i.remove(&names),
-        }) as u32
+    pub fn remove(
+        &mut self,
+        env: Env,
+        #[napi(ts_arg_type = "Array<string>")] names: List<String>,
+    ) -> Result<u32, ErrorCode> {
+        let names = names.take()?;
+        let n = self.engine_mut()?.remove(&names) as u32;
+        self.account(&env);
+        Ok(n)
     }
 
     /// Ids of all tools in index order.
     #[napi(catch_unwind)]
-    pub fn ids(&self) -> Vec<u32> {
-        self.inner.slots()
+    pub fn ids(&self) -> Result<Vec<u32>, ErrorCode> {
+        Ok(self.engine()?.slots())
     }
 
     /// Names of all tools in index order.
     #[napi(catch_unwind)]
-    pub fn names(&self) -> Vec<String> {
-        self.inner
-            .slots()
-            .into_iter()
-            .filter_map(|s| self.inner.name(s).map(str::to_owned))
-            .collect()
+    pub fn names(&self) -> Result<Vec<String>, ErrorCode> {
+        Ok(self.engine()?.names())
     }
 
     /// The id of a tool by name, or `null`.
     #[napi(catch_unwind)]
-    pub fn id_of(&self, name: String) -> Option<u32> {
-        self.inner.slot_of(&name)
+    pub fn id_of(&self, name: String) -> Result<Option<u32>, ErrorCode> {
+        Ok(self.engine()?.slot_of(&name))
     }
 
     /// `tokens` and `tfVector` of the tool with this id (`null` for an unknown id). In
     /// enhanced mode the tokens are the enhanced analyzer's and the weights are all 0
     /// (BM25F has no per-tool vector).
     #[napi(catch_unwind)]
-    pub fn entry_terms(&self, id: u32) -> Option<EntryTerms> {
-        match &self.inner {
-            Engine::Compat(i) => {
-                i.doc(id)?;
-                let v = i.tf_vector(id);
-                Some(EntryTerms {
-                    tokens: v.iter().map(|(t, _)| (*t).to_owned()).collect(),
-                    weights: v.iter().map(|(_, w)| *w).collect(),
-                })
-            }
-            Engine::Enhanced(i) => {
-                i.name(id)?;
-                let tokens: Vec<String> = i.tokens(id).into_iter().map(str::to_owned).collect();
-                Some(EntryTerms {
-                    weights: vec![0.0; tokens.len()],
-                    tokens,
-                })
-            }
-        }
+    pub fn entry_terms(&self, id: u32) -> Result<Option<EntryTerms>, ErrorCode> {
+        Ok(self.engine()?.entry_terms(id).map(Into::into))
     }
 
     /// The normalized name (`parseToolName(name).full`) of the tool with this id.
     #[napi(catch_unwind)]
-    pub fn normalized_name(&self, id: u32) -> Option<String> {
-        self.inner.name(id).map(|n| core::parse_tool_name(n).full)
+    pub fn normalized_name(&self, id: u32) -> Result<Option<String>, ErrorCode> {
+        Ok(self
+            .engine()?
+            .name(id)
+            .map(|n| core::parse_tool_name(n).full))
     }
-}
 
-/// Enhanced ToolSearch ranking: the enhanced search, with a non-indexed exact-name tool
-/// (e.g. a core tool) first when the query is its name and no indexed tool's name is.
-fn enhanced_rank(
-    index: &core::enhanced::EnhancedIndex,
-    query: &str,
-    max: usize,
-    min: f64,
-    outside: Option<&str>,
-) -> Vec<RankedResult> {
-    let mut out: Vec<RankedResult> = index
-        .search(query, max, min)
-        .into_iter()
-        .filter_map(|h| {
-            index.name(h.slot).map(|name| RankedResult {
-                name: name.to_owned(),
-                score: h.score,
-                id: Some(h.slot),
-                keyword_rank: None,
-                tfidf_score: None,
-            })
-        })
-        .collect();
-    if let Some(name) = outside {
-        let q = query.trim().to_lowercase();
-        let indexed_exact = out.first().is_some_and(|r| r.name.to_lowercase() == q);
-        if !indexed_exact && name.to_lowercase() == q && max > 0 {
-            out.insert(
-                0,
-                RankedResult {
-                    name: name.to_owned(),
-                    score: f64::from(core::enhanced::TIER_FULL) + 1.0,
-                    id: None,
-                    keyword_rank: None,
-                    tfidf_score: None,
-                },
-            );
-            out.truncate(max);
-        }
+    /// Free the index's memory now. Every later call except `dispose()` (a no-op) and
+    /// `disposed` throws `E_DISPOSED`.
+    #[napi(catch_unwind)]
+    pub fn dispose(&mut self, env: Env) {
+        self.inner = None;
+        self.account(&env);
     }
-    out
+
+    /// Whether `dispose()` was called.
+    #[napi(getter, catch_unwind)]
+    pub fn disposed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// The native heap bytes this index reports to the JavaScript engine (an estimate; 0
+    /// after `dispose()`).
+    #[napi(getter, catch_unwind)]
+    pub fn external_memory(&self) -> f64 {
+        self.reported as f64
+    }
 }

@@ -4,6 +4,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tool_index_core::vector::VectorStore;
+use tool_index_core::{ErrorCode, IndexError};
 
 use crate::coded;
 
@@ -25,10 +26,10 @@ pub struct NativeVectorStore {
 impl NativeVectorStore {
     /// An empty store of `dim`-float vectors (1..=8192).
     #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, dim: u32) -> Result<Self> {
+    pub fn new(dim: u32) -> Result<Self, ErrorCode> {
         VectorStore::new(dim as usize)
             .map(|inner| Self { inner })
-            .map_err(|e| coded(&env, e))
+            .map_err(coded)
     }
 
     /// Vector length.
@@ -51,38 +52,32 @@ impl NativeVectorStore {
 
     /// Insert or replace the vector of `name`.
     #[napi(catch_unwind)]
-    pub fn upsert(&mut self, env: Env, name: String, vector: Float32Array) -> Result<()> {
-        self.inner
-            .upsert(&name, &vector)
-            .map_err(|e| coded(&env, e))
+    pub fn upsert(&mut self, name: String, vector: Float32Array) -> Result<(), ErrorCode> {
+        self.inner.upsert(&name, &vector).map_err(coded)
     }
 
     /// Insert or replace many: `vectors` is flat, `names.length * dim` floats, row i for name i.
     #[napi(catch_unwind)]
     pub fn upsert_many(
         &mut self,
-        env: Env,
         names: Vec<String>,
         vectors: Float32Array,
-    ) -> Result<()> {
+    ) -> Result<(), ErrorCode> {
         let d = self.inner.dim();
         if vectors.len() != names.len() * d {
-            return Err(coded(
-                &env,
-                tool_index_core::IndexError::new(
-                    tool_index_core::ErrorCode::InvalidArg,
-                    format!(
-                        "{} floats for {} names of dimension {d}",
-                        vectors.len(),
-                        names.len()
-                    ),
+            return Err(coded(IndexError::new(
+                ErrorCode::InvalidArg,
+                format!(
+                    "{} floats for {} names of dimension {d}",
+                    vectors.len(),
+                    names.len()
                 ),
-            ));
+            )));
         }
         for (i, n) in names.iter().enumerate() {
             self.inner
                 .upsert(n, &vectors[i * d..(i + 1) * d])
-                .map_err(|e| coded(&env, e))?;
+                .map_err(coded)?;
         }
         Ok(())
     }
@@ -101,11 +96,8 @@ impl NativeVectorStore {
 
     /// The `k` stored tools nearest to `query` (cosine), best first.
     #[napi(catch_unwind)]
-    pub fn search(&self, env: Env, query: Float32Array, k: u32) -> Result<Vec<VectorHit>> {
-        let hits = self
-            .inner
-            .search(&query, k as usize)
-            .map_err(|e| coded(&env, e))?;
+    pub fn search(&self, query: Float32Array, k: u32) -> Result<Vec<VectorHit>, ErrorCode> {
+        let hits = self.inner.search(&query, k as usize).map_err(coded)?;
         Ok(hits
             .into_iter()
             .map(|h| VectorHit {

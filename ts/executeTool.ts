@@ -1,13 +1,13 @@
 /**
- * ExecuteTool (SPEC §7): run a tool by name after validating its params against its JSON
- * Schema (ajv) and asking its own permission check. Nothing runs that must not.
+ * ExecuteTool (SPEC §7): run a tool by name after every check that can stop it, in
+ * claude-code-best's order: found → discovered → enabled → input (the schema's own library,
+ * then the tool's `validateInput`) → permission → call. A stopped tool never runs.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv'
-import Ajv2019 from 'ajv/dist/2019'
-import Ajv2020 from 'ajv/dist/2020'
-import { ToolIndexError, invalidArg } from './errors'
-import { isDeferredTool } from './index'
-import { inputSchemaOf } from './schema'
+import { invalidArg } from './errors'
+import { checkInput } from './validate'
+import { decidePermission, isEnabled, toolAcceptsInput } from './policy'
+import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
+import { fieldOrUndefined, readField } from './safeRead'
 import { ToolIndexCache } from './index'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
@@ -34,11 +34,20 @@ export interface ExecuteToolOutput {
 
 /** Options of `executeTool`. */
 export interface ExecuteToolOptions {
-  /** Refuse deferred tools that `session` has not seen returned by ToolSearch. */
+  /** Refuse deferred tools that were not discovered (`discovered` or `session`). */
   requireDiscovered?: boolean
+  /** Names ToolSearch returned in this session (the package's in-memory record). */
   session?: ToolSearchSession
+  /**
+   * Names the host knows were discovered, e.g. read from the conversation
+   * (`extractDiscoveredToolNames(messages)`), so discovery survives compaction. A function is
+   * called only when the check needs it.
+   */
+  discovered?: Iterable<string> | (() => Iterable<string>)
   /** Replaces the core set (for `requireDiscovered`). */
   coreTools?: Iterable<string>
+  /** The search and execute tools' names in messages (default `ToolSearch` / `ExecuteTool`). */
+  names?: ToolNames
 }
 
 /** A ccb-shaped tool-use context: the full tool list is `options.tools`. */
@@ -47,85 +56,62 @@ export interface ExecuteContext {
   [key: string]: unknown
 }
 
-type Tool = ToolLike & {
-  isEnabled?: () => boolean | Promise<boolean>
-  validateInput?: (input: any, ctx: any) => unknown
-  checkPermissions?: (input: any, ctx: any) => unknown
-  call: (input: any, ctx: any, canUseTool?: any, parentMessage?: any, onProgress?: any) => unknown
-}
-
-const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const
-const ajvDraft7 = new Ajv(AJV_OPTIONS)
-const ajv2019 = new Ajv2019(AJV_OPTIONS)
-const ajv2020 = new Ajv2020(AJV_OPTIONS)
-const compiled = new WeakMap<object, ValidateFunction | Error>()
-
-/**
- * Compile with the validator of the schema's declared draft: 2020-12 (zod v4, newer MCP
- * servers), 2019-09, else draft-07; a schema declaring another draft (04, 06) is compiled as
- * draft-07 without its `$schema` (the keywords tools use mean the same there).
- */
-function compileSchema(schema: object): ValidateFunction {
-  const declared = (schema as { $schema?: unknown }).$schema
-  if (typeof declared === 'string') {
-    if (declared.includes('2020-12')) return ajv2020.compile(schema)
-    if (declared.includes('2019-09')) return ajv2019.compile(schema)
-    if (!declared.includes('draft-07')) {
-      const { $schema: _drop, ...rest } = schema as Record<string, unknown>
-      return ajvDraft7.compile(rest)
-    }
-  }
-  return ajvDraft7.compile(schema)
-}
-
-function validatorFor(schema: object): ValidateFunction | Error {
-  let v = compiled.get(schema)
-  if (!v) {
-    try {
-      v = compileSchema(schema)
-    } catch (e) {
-      v = e instanceof Error ? e : new Error(String(e))
-    }
-    compiled.set(schema, v)
-  }
-  return v
-}
-
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? [])
-    .map((e) => {
-      const field =
-        e.keyword === 'required'
-          ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-          : e.keyword === 'additionalProperties'
-            ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
-            : e.instancePath || '(params)'
-      return `${field}: ${e.message ?? e.keyword}`
-    })
-    .join('; ')
-}
-
-/** Own `__proto__` / `constructor` / `prototype` keys anywhere in the params. */
-function findPollutingKey(value: unknown, path = ''): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return `${path}/${key}`
-    const hit = findPollutingKey((value as Record<string, unknown>)[key], `${path}/${key}`)
-    if (hit) return hit
-  }
-  return undefined
-}
+/** The longest unknown name turned into a suggestion query; the rest is ignored. */
+const SUGGESTION_QUERY_CHARS = 256
 
 function refuse(tool_name: string, refused: ExecuteToolRefusal, message: string, extra: Partial<ExecuteToolOutput> = {}): ExecuteToolOutput {
   return { tool_name, result: null, refused, message, ...extra }
 }
 
+/** The tool named `name` (by `name`, then by `aliases`); tools whose fields throw are skipped. */
+function findTool(tools: readonly unknown[], name: string): object | undefined {
+  const n = tools.length
+  for (let i = 0; i < n; i++) {
+    const t = tools[i]
+    if (t !== null && typeof t === 'object' && fieldOrUndefined(t, 'name') === name) return t
+  }
+  for (let i = 0; i < n; i++) {
+    const t = tools[i]
+    if (t === null || typeof t !== 'object') continue
+    const aliases = fieldOrUndefined(t, 'aliases')
+    if (!Array.isArray(aliases) || aliases.length > 1000) continue
+    try {
+      if (aliases.includes(name)) return t
+    } catch {
+      // a hostile aliases array: not this tool
+    }
+  }
+  return undefined
+}
+
+function isDeferred(tool: object, core: ReadonlySet<string>, name: string): boolean {
+  return fieldOrUndefined(tool, 'alwaysLoad') !== true && !core.has(name)
+}
+
+function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
+  if (options.session?.discovered.has(name)) return true
+  let d = options.discovered
+  if (d === undefined || d === null) return false
+  try {
+    if (typeof d === 'function') d = d()
+    if (d instanceof Set) return d.has(name)
+    for (const n of d as Iterable<string>) if (n === name) return true
+  } catch {
+    // the host's record cannot be read: not discovered
+  }
+  return false
+}
+
 /**
- * Run a tool by name (or alias) from `context.options.tools`: unknown, disabled,
- * schema-invalid, permission-denied (or undiscovered, with `requireDiscovered`) calls never
- * reach the target. Otherwise the target's `call` gets the same context, `canUseTool`,
- * parent message and progress callback, and its result is returned. Errors the target
- * throws propagate unchanged.
+ * Run a tool by name (or alias) from `context.options.tools`. An unknown, undiscovered (with
+ * `requireDiscovered`), disabled, invalid or denied call never reaches the target: it returns
+ * `result: null`, `refused` and a message for the model. Otherwise the target's `call` gets the
+ * validated (zod: parsed) input, the same context, `canUseTool`, parent message and progress
+ * callback, and its result is returned as `result`. Errors the target throws propagate.
+ *
+ * Permission is stricter than claude-code-best's own ExecuteExtraTool: a tool without
+ * `checkPermissions`, or one that answers `ask`/`passthrough`, goes to `canUseTool`, and no
+ * answer there is a denial (ccb runs the target unless its check says `deny`).
  */
 export async function executeTool(
   input: ExecuteToolInput,
@@ -137,90 +123,87 @@ export async function executeTool(
 ): Promise<ExecuteToolOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg('executeTool: input must be an object')
   if (options === null || typeof options !== 'object') throw invalidArg('executeTool: options must be an object')
-  const name = input.tool_name
+  const nameRead = readField<unknown>(input, 'tool_name')
+  const paramsRead = readField<unknown>(input, 'params')
+  if (!nameRead.ok || !paramsRead.ok) throw invalidArg('executeTool: input fields cannot be read')
+  const name = nameRead.value
   if (typeof name !== 'string') throw invalidArg(`executeTool: tool_name must be a string, got ${typeof name}`)
-  const tools = context?.options?.tools
+  const toolsRead = readField<unknown>(fieldOrUndefined(context, 'options'), 'tools')
+  const tools = toolsRead.ok ? toolsRead.value : undefined
   if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
+  const names = toolNames(options.names)
 
-  const tool = (tools.find((t) => t?.name === name) ??
-    tools.find((t) => Array.isArray(t?.aliases) && t.aliases.includes(name))) as Tool | undefined
-  if (!tool || typeof tool.call !== 'function') {
+  // 1. found
+  const tool = findTool(tools, name)
+  const call = tool ? readField<unknown>(tool, 'call') : undefined
+  if (!tool || !call?.ok || typeof call.value !== 'function') {
     const suggestions = await suggest(name, tools)
     const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ''
-    return refuse(name, 'not_found', `Tool "${name}" not found. Use ToolSearch to discover available tools.${hint}`, { suggestions })
+    return refuse(name, 'not_found', `Tool "${name}" not found. Use ${names.search} to discover available tools.${hint}`, { suggestions })
   }
-  const target = tool.name
+  const targetName = fieldOrUndefined(tool, 'name')
+  const target = typeof targetName === 'string' ? targetName : name
 
-  if (typeof tool.isEnabled === 'function' && (await tool.isEnabled()) === false) {
+  // 2. discovered
+  if (options.requireDiscovered) {
+    let core: ReadonlySet<string> = CORE_TOOLS
+    if (options.coreTools !== undefined) {
+      try {
+        core = new Set([...options.coreTools].filter((n) => typeof n === 'string'))
+      } catch {
+        throw invalidArg('executeTool: options.coreTools must be an iterable of names')
+      }
+    }
+    if (isDeferred(tool, core, target) && !wasDiscovered(target, options)) {
+      return refuse(
+        target,
+        'not_discovered',
+        `Tool "${target}" has not been discovered yet. Find it with ${names.search} first, then run it.\n\nFor example: ${names.search}("select:${target}")`,
+      )
+    }
+  }
+
+  // 3. enabled
+  if (!(await isEnabled(tool))) {
     return refuse(target, 'disabled', `Tool "${target}" is disabled and cannot be executed.`)
   }
 
-  if (options.requireDiscovered) {
-    const core = options.coreTools === undefined ? undefined : { coreTools: [...options.coreTools] }
-    if (isDeferredTool(tool, core) && !options.session?.discovered.has(target)) {
-      return refuse(target, 'not_discovered', `Tool "${target}" has not been discovered yet. Call ToolSearch (e.g. "select:${target}") first.`)
-    }
+  // 4. input: schema, then the tool's own check
+  const given = paramsRead.value === undefined || paramsRead.value === null ? {} : paramsRead.value
+  const checked = await checkInput(tool, given)
+  if (!checked.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${checked.message}`)
+  const own = await toolAcceptsInput(tool, checked.value, context)
+  if (own) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${own.message}`)
+
+  // 5. permission
+  const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage)
+  if (permission.stopped) return refuse(target, 'denied', `Permission to use "${target}" was denied: ${permission.message}`)
+  let callInput = checked.value
+  if (permission.updated) {
+    // A replaced input is checked again, as if the model had sent it.
+    const again = await checkInput(tool, permission.input)
+    if (!again.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}" after the permission decision: ${again.message}`)
+    callInput = again.value
   }
 
-  const params = input.params ?? {}
-  const polluting = findPollutingKey(params)
-  if (polluting) {
-    return refuse(target, 'invalid_params', `Invalid params for "${target}": forbidden key at ${polluting}.`)
-  }
-  const schema = inputSchemaOf(tool)
-  if (schema) {
-    const validate = validatorFor(schema)
-    if (validate instanceof Error) {
-      return refuse(target, 'invalid_params', `Tool "${target}" has an input schema that cannot be compiled: ${validate.message}`)
-    }
-    if (!validate(params)) {
-      return refuse(target, 'invalid_params', `Invalid params for "${target}": ${describeErrors(validate.errors)}`)
-    }
-  }
-  if (typeof tool.validateInput === 'function') {
-    const v = (await tool.validateInput(params, context)) as { result?: boolean; message?: string } | undefined
-    if (v && v.result === false) {
-      return refuse(target, 'invalid_params', `Invalid params for "${target}": ${v.message ?? 'rejected by the tool'}`)
-    }
-  }
-
-  let callInput: unknown = params
-  if (typeof tool.checkPermissions === 'function') {
-    let decision = (await tool.checkPermissions(params, context)) as PermissionDecision | undefined
-    if (decision?.behavior === 'ask' || decision?.behavior === 'passthrough') {
-      decision = typeof canUseTool === 'function'
-        ? ((await canUseTool(tool, params, context, parentMessage)) as PermissionDecision | undefined)
-        : { behavior: 'deny', message: 'this tool needs permission and no permission prompt is available' }
-    }
-    // Fail closed: anything but an explicit allow (a deny, undefined, a malformed decision) refuses.
-    if (decision === null || typeof decision !== 'object' || decision.behavior !== 'allow') {
-      const why = typeof decision?.message === 'string' && decision.message ? `: ${decision.message}` : '.'
-      return refuse(target, 'denied', `Permission to use "${target}" was denied${why}`)
-    }
-    if (decision.updatedInput !== undefined) callInput = decision.updatedInput
-  }
-
-  const result = await tool.call(callInput, context, canUseTool, parentMessage, onProgress)
+  // 6. call
+  const result = await (call.value as (...a: unknown[]) => unknown).call(tool, callInput, context, canUseTool, parentMessage, onProgress)
   return { tool_name: target, result }
-}
-
-interface PermissionDecision {
-  behavior: 'allow' | 'deny' | 'ask' | 'passthrough'
-  message?: string
-  updatedInput?: unknown
 }
 
 /** A separate index line over all tools (core included), so suggestions do not evict ToolSearch's. */
 const suggestionCache = new ToolIndexCache()
 
-async function suggest(name: string, tools: readonly ToolLike[]): Promise<string[]> {
-  if (!name.trim()) return []
+async function suggest(name: string, tools: readonly unknown[]): Promise<string[]> {
+  const head = name.slice(0, SUGGESTION_QUERY_CHARS)
+  if (!head.trim()) return []
   try {
-    const words = name.replace(/^mcp__/, '').replace(/[_\-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2')
-    const out = await toolSearch({ query: words, max_results: 3 }, { tools, coreTools: [], cache: suggestionCache })
+    const words = head.replace(/^mcp__/, '').replace(/[_\-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2')
+    const usable = tools.filter((t) => t !== null && typeof t === 'object' && typeof fieldOrUndefined(t, 'name') === 'string')
+    const out = await toolSearch({ query: words, max_results: 3 }, { tools: usable as ToolLike[], coreTools: [], cache: suggestionCache })
     return out.matches
-  } catch (e) {
-    if (e instanceof ToolIndexError) return []
-    throw e
+  } catch {
+    // Suggestions are a courtesy: a tool list they cannot index still gets its refusal.
+    return []
   }
 }

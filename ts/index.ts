@@ -7,6 +7,7 @@
  */
 import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
+import { ENV, envList, envNumber } from './config'
 import { inputSchemaOf, schemaText } from './schema'
 import type {
   BuildOptions,
@@ -44,27 +45,8 @@ const DEFAULT_LIMIT = 5
 const DEFAULT_MIN_SCORE = 0.1
 const DEFAULT_PROMPT_TIMEOUT_MS = 5000
 
-class ReadonlyNameSet extends Set<string> {
-  private frozen = false
-  constructor(names: Iterable<string>) {
-    super()
-    for (const n of names) super.add(n)
-    this.frozen = true
-  }
-  override add(value: string): this {
-    if (this.frozen) throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-    return super.add(value)
-  }
-  override delete(): boolean {
-    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-  }
-  override clear(): void {
-    throw new TypeError('CORE_TOOLS is read-only; pass options.coreTools instead')
-  }
-}
-
-/** The core tools a ccb host always loads (never deferred, never indexed by default). */
-export const CORE_TOOLS: ReadonlySet<string> = new ReadonlyNameSet(binding.coreTools())
+export { CORE_TOOLS, CCB_CORE_TOOLS, CCB_TOOL_NAMES, SEED_TOOL_NAMES, type ToolNames } from './presets'
+import { CORE_TOOLS } from './presets'
 
 /** Split a tool name into lowercased parts: `mcp__github__create_issue` → github, create, issue. */
 export function parseToolName(name: string): { parts: string[]; full: string; isMcp: boolean } {
@@ -146,11 +128,31 @@ function toNative(e: Stored, scoring: Scoring): NativeToolEntry {
 
 /** Mutable state shared by the views `getToolIndex` hands out for one cache line. */
 interface State {
+  tuning: Tuning | undefined
+  /** Tools the last build or update left out (see `planBuild`). */
+  skipped: SkippedTool[]
   native: NativeToolIndex
   byId: (Stored | undefined)[]
   byName: Map<string, number>
   generation: number
   scoring: Scoring
+}
+
+/** A tool `buildToolIndex` / `getToolIndex` left out, and why. */
+export interface SkippedTool {
+  /** Its position in the tool list. */
+  index: number
+  /** Its name (the first 200 characters of an oversize one). */
+  name: string
+  reason: 'duplicate_name' | 'name_too_long' | 'empty_name'
+}
+
+/** What a detached view indexed. */
+interface Snapshot {
+  skipped: SkippedTool[]
+  stored: Stored[]
+  scoring: Scoring
+  tuning: Tuning | undefined
 }
 
 let envTuning: Tuning | undefined | null = null
@@ -175,12 +177,25 @@ function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
  * access, so searching never pays for them. Not shareable across threads or workers.
  */
 export class ToolIndex implements Iterable<ToolIndexEntry> {
-  /** @internal */
-  readonly #state: State
+  /** @internal the live state; undefined once detached (see `takeState`) until next used. */
+  #live: State | undefined
+  /** @internal what this view indexed when its state was handed on, rebuilt on next use. */
+  #snapshot: Snapshot | undefined
 
   /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
   constructor(state: State) {
-    this.#state = state
+    this.#live = state
+  }
+
+  /** @internal */
+  get #state(): State {
+    if (this.#live === undefined) {
+      const snap = this.#snapshot as Snapshot
+      this.#live = newState(snap.stored, snap.scoring, snap.tuning)
+      this.#live.skipped = snap.skipped
+      this.#snapshot = undefined
+    }
+    return this.#live
   }
 
   /** Build synchronously from plain entries (all are indexed; no deferral filter). */
@@ -198,6 +213,11 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** Number of tools. */
   get length(): number {
     return this.#state.native.length
+  }
+
+  /** Tools the build left out: an empty or oversize name, or a name an earlier tool has. */
+  get skipped(): readonly SkippedTool[] {
+    return this.#state.skipped
   }
 
   /** The scoring mode. */
@@ -402,9 +422,16 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     }
   }
 
-  /** @internal */
-  static stateOf(index: ToolIndex): State {
-    return index.#state
+  /**
+   * @internal Hand this view's state on to a newer view (which will update it in place): this
+   * view keeps a snapshot of its entries and rebuilds its own index if it is used again, so an
+   * index once returned never changes under its holder.
+   */
+  static takeState(index: ToolIndex): State {
+    const s = index.#state
+    index.#snapshot = { stored: s.byId.filter((e): e is Stored => e !== undefined), scoring: s.scoring, tuning: s.tuning, skipped: s.skipped }
+    index.#live = undefined
+    return s
   }
 }
 
@@ -418,7 +445,7 @@ function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): State {
   )
   const byName = new Map<string, number>()
   stored.forEach((e, i) => byName.set(nameKey(e.name), i))
-  return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring }
+  return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring, tuning, skipped: [] }
 }
 
 function upsertStored(s: State, stored: Stored[]): void {
@@ -467,12 +494,15 @@ function removeNames(s: State, names: string[]): number {
  * Build the index over the deferred tools of `tools` (drop-in for the reference): awaits each
  * tool's `prompt()` concurrently (a throw or a timeout gives `""`), takes the input schema from
  * `inputJSONSchema` or the zod `inputSchema`. Compat scoring unless `options.scoring` says
- * otherwise. Duplicate names among the indexed tools throw `E_DUPLICATE_NAME`.
+ * otherwise. Never throws for one bad tool, as ccb's does not: a tool with an empty or oversize
+ * name, or a name an earlier indexed tool has, is left out and listed in `index.skipped`.
  */
 export async function buildToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
   const plan = planBuild(tools, options)
   const stored = await collect(plan.indexable, tools, options)
-  return new ToolIndex(newState(stored, plan.scoring, options.tuning))
+  const state = newState(stored, plan.scoring, options.tuning)
+  state.skipped = plan.skipped
+  return new ToolIndex(state)
 }
 
 /**
@@ -538,7 +568,7 @@ export class ToolIndexCache {
       memo: new Map(),
     }
     line.pending = (async () => {
-      const base = previous ? await previous.pending.then(ToolIndex.stateOf, () => undefined) : undefined
+      const base = previous ? await previous.pending.then(ToolIndex.takeState, () => undefined) : undefined
       if (base) {
         await updateState(base, tools, options)
         this.stats.updates++
@@ -623,6 +653,7 @@ export function clearToolIndexCache(): void {
 
 async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
   const plan = planBuild(tools, options)
+  s.skipped = plan.skipped
   const wanted = new Set(plan.indexable.map((i) => nameKey(plan.names[i])))
   const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
   const added = plan.indexable.filter((i) => !s.byName.has(nameKey(plan.names[i])))
@@ -639,14 +670,37 @@ interface Plan {
   names: string[]
   indexable: number[]
   scoring: Scoring
+  skipped: SkippedTool[]
 }
 
+/**
+ * Which tools to index. A tool that would be indexed but has an empty or oversize name, or a
+ * name an earlier indexed tool already has, is left out and reported in `skipped` (as ccb's own
+ * lookup finds the first tool of a name, the first one is kept): one bad tool never stops the
+ * rest from being searched.
+ */
 function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
   const { names, alwaysLoad, scoring, core, exclude, force } = readingInput('the tools and options', () => readPlanInput(tools, options))
   const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
   const indexable: number[] = []
-  keep.forEach((k, i) => k && indexable.push(i))
-  return { names, indexable, scoring }
+  const skipped: SkippedTool[] = []
+  const seen = new Set<string>()
+  keep.forEach((k, i) => {
+    if (!k) return
+    const name = names[i]
+    if (name.length === 0 || name.length > LIMITS.nameLength) {
+      skipped.push({ index: i, name: name.slice(0, 200), reason: name.length === 0 ? 'empty_name' : 'name_too_long' })
+      return
+    }
+    const key = nameKey(name)
+    if (seen.has(key)) {
+      skipped.push({ index: i, name, reason: 'duplicate_name' })
+      return
+    }
+    seen.add(key)
+    indexable.push(i)
+  })
+  return { names, indexable, scoring, skipped }
 }
 
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
@@ -659,13 +713,12 @@ function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
     if (tool === null || typeof tool !== 'object') throw invalidArg(`tools[${i}] must be an object, got ${typeName(tool)}`)
     const name = readField(tool, 'name', i)
     if (typeof name !== 'string') throw invalidArg(`tools[${i}].name must be a string, got ${typeName(name)}`)
-    checkName(name, i)
     names[i] = name
     alwaysLoad[i] = readField(tool, 'alwaysLoad', i) === true
   })
   const core = options.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
-  const exclude = [...envList('TOOL_SEARCH_EXCLUDE'), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
-  const force = [...envList('TOOL_SEARCH_INCLUDE_FORCE'), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
+  const exclude = [...envList(ENV.exclude), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
+  const force = [...envList(ENV.includeForce), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
   return { names, alwaysLoad, scoring, core, exclude, force }
 }
 
@@ -825,15 +878,6 @@ export function stringList(v: Iterable<string>, what: string): string[] {
   return out
 }
 
-function envList(name: string): string[] {
-  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
-  if (!raw) return []
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-}
-
 /**
  * The display threshold, read at each search: compat uses `TOOL_SEARCH_DISPLAY_MIN_SCORE`
  * (default 0.10, the reference's); enhanced uses `TOOL_SEARCH_ENHANCED_MIN_SCORE` (default 0:
@@ -841,12 +885,7 @@ function envList(name: string): string[] {
  * the default.
  */
 export function displayMinScore(scoring: Scoring = 'compat'): number {
-  const key = scoring === 'enhanced' ? 'TOOL_SEARCH_ENHANCED_MIN_SCORE' : 'TOOL_SEARCH_DISPLAY_MIN_SCORE'
-  const fallback = scoring === 'enhanced' ? 0 : DEFAULT_MIN_SCORE
-  const raw = typeof process !== 'undefined' ? process.env[key] : undefined
-  if (raw === undefined || raw.trim() === '') return fallback
-  const v = Number(raw)
-  return Number.isFinite(v) ? v : fallback
+  return scoring === 'enhanced' ? envNumber(ENV.enhancedMinScore, 0) : envNumber(ENV.displayMinScore, DEFAULT_MIN_SCORE)
 }
 
 function optionsKeyOf(o: BuildOptions): string {
@@ -858,8 +897,8 @@ function optionsKeyOf(o: BuildOptions): string {
     list(o.exclude, 'exclude'),
     list(o.includeForce, 'includeForce'),
     o.promptTimeoutMs ?? null,
-    process.env.TOOL_SEARCH_EXCLUDE ?? '',
-    process.env.TOOL_SEARCH_INCLUDE_FORCE ?? '',
+    envList(ENV.exclude),
+    envList(ENV.includeForce),
   ]))
 }
 
@@ -883,3 +922,9 @@ export {
   type ToolResultBlock,
 } from './toolSearch'
 export { executeTool, type ExecuteToolInput, type ExecuteToolOutput, type ExecuteToolOptions } from './executeTool'
+export { type FormatOptions } from './toolSearch'
+export { type ExecuteToolRefusal } from './executeTool'
+export { extractDiscoveredToolNames, toExtraToolResult, type ExtraToolResult, type ExecuteRefusal } from './ccb'
+export { isToolSearchEnabled, toolSearchMode, type ToolSearchMode } from './config'
+export { MAX_INPUT_DEPTH, MAX_INPUT_NODES } from './validate'
+export { searchToolPrompt, executeToolPrompt, executeToolDescription } from './prompts'

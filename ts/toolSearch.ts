@@ -5,6 +5,9 @@
 import { ToolIndexError, invalidArg } from './errors'
 import { CORE_TOOLS, LIMITS, ToolIndex, ToolIndexCache, readingInput, stringList } from './index'
 import { inputSchemaOf } from './schema'
+import { toolNames, type ToolNames } from './presets'
+import { fieldOrUndefined } from './safeRead'
+import { ENV, envNumber } from './config'
 import type { BuildOptions, Scoring, ToolLike } from './types'
 
 /** The ToolSearch tool's input. */
@@ -40,6 +43,8 @@ export interface ToolSearchOutput {
   already_loaded?: string[]
   /** `discover:` only: each match's name, score, description and JSON schema. */
   text?: string
+  /** Tools that could not be indexed (an empty, oversize or repeated name): left out, not fatal. */
+  skipped_tools?: string[]
 }
 
 /** Remembers which tools ToolSearch has returned in a session. */
@@ -57,26 +62,67 @@ const sharedCache = new ToolIndexCache()
 
 const DEFAULT_MAX_RESULTS = 5
 
-function envWeight(name: string, fallback: number): number {
-  const raw = typeof process !== 'undefined' ? process.env[name] : undefined
-  if (raw === undefined || raw.trim() === '') return fallback
-  const v = Number(raw)
-  return Number.isFinite(v) ? v : fallback
-}
-
-/** The merge weights, from env `TOOL_SEARCH_WEIGHT_KEYWORD` / `TOOL_SEARCH_WEIGHT_TFIDF`. */
+/** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
 export function mergeWeights(): { keyword: number; tfidf: number } {
-  return { keyword: envWeight('TOOL_SEARCH_WEIGHT_KEYWORD', 0.4), tfidf: envWeight('TOOL_SEARCH_WEIGHT_TFIDF', 0.6) }
+  return { keyword: envNumber(ENV.weightKeyword, 0.4), tfidf: envNumber(ENV.weightTfidf, 0.6) }
 }
 
-function findByName(tools: readonly ToolLike[], name: string): ToolLike | undefined {
+/**
+ * Name look-ups for `select:`: a requested name (or alias) to the tool's name, among the
+ * deferred tools and among all tools. The first tool of a name wins, names before aliases, as a
+ * scan in order would find it. Tools whose fields cannot be read are skipped.
+ */
+function selectLookup(tools: readonly ToolLike[], isDeferred: (t: ToolLike) => boolean): { deferred: Map<string, string>; all: Map<string, string> } {
+  const deferred = new Map<string, string>()
+  const all = new Map<string, string>()
+  const aliasesDeferred = new Map<string, string>()
+  const aliasesAll = new Map<string, string>()
   for (const t of tools) {
-    if (t.name === name) return t
+    const name = fieldOrUndefined<unknown>(t, 'name')
+    if (typeof name !== 'string') continue
+    let d = false
+    try {
+      d = isDeferred(t)
+    } catch {
+      continue
+    }
+    if (!all.has(name)) all.set(name, name)
+    if (d && !deferred.has(name)) deferred.set(name, name)
+    const aliases = fieldOrUndefined<unknown>(t, 'aliases')
+    if (!Array.isArray(aliases)) continue
+    for (const a of aliases.slice(0, 1000)) {
+      if (typeof a !== 'string') continue
+      if (!aliasesAll.has(a)) aliasesAll.set(a, name)
+      if (d && !aliasesDeferred.has(a)) aliasesDeferred.set(a, name)
+    }
   }
+  for (const [a, n] of aliasesAll) if (!all.has(a)) all.set(a, n)
+  for (const [a, n] of aliasesDeferred) if (!deferred.has(a)) deferred.set(a, n)
+  return { deferred, all }
+}
+
+/** The first tool named `name` (then by alias); tools whose fields cannot be read are skipped. */
+function findByName(tools: readonly ToolLike[], name: string): ToolLike | undefined {
+  for (const t of tools) if (fieldOrUndefined(t, 'name') === name) return t
   for (const t of tools) {
-    if (Array.isArray(t.aliases) && t.aliases.includes(name)) return t
+    const aliases = fieldOrUndefined<unknown>(t, 'aliases')
+    try {
+      if (Array.isArray(aliases) && aliases.includes(name)) return t
+    } catch {
+      // a hostile aliases array: not this tool
+    }
   }
   return undefined
+}
+
+/** JSON for a message: a schema that cannot be serialized (a cycle, a BigInt) says so. */
+function safeJson(value: unknown): string {
+  try {
+    const s = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+    return s === undefined ? '(none)' : s.length > 20_000 ? `${s.slice(0, 20_000)}…` : s
+  } catch {
+    return '(a schema that cannot be shown as JSON)'
+  }
 }
 
 /** Run a ToolSearch query over the host's tools. */
@@ -105,7 +151,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const coreOpt = coreList === undefined ? undefined : { coreTools: coreList }
   // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
   const core: ReadonlySet<string> = coreOpt ? new Set(coreOpt.coreTools) : CORE_TOOLS
-  const isDeferred = (t: ToolLike) => t?.alwaysLoad !== true && !core.has(t?.name)
+  const isDeferred = (t: ToolLike) => fieldOrUndefined(t, 'alwaysLoad') !== true && !core.has(fieldOrUndefined<string>(t, 'name') as string)
   const cache = ctx.cache ?? sharedCache
   const indexPromise = cache.get(tools, {
     ...ctx.buildOptions,
@@ -118,14 +164,17 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     let count = 0
     const byLower = new Map<string, string>()
     for (const t of tools) {
+      const name = fieldOrUndefined<unknown>(t, 'name')
+      if (typeof name !== 'string') continue
       if (isDeferred(t)) count++
-      if (typeof t?.name === 'string' && !byLower.has(t.name.toLowerCase())) byLower.set(t.name.toLowerCase(), t.name)
+      const lower = name.toLowerCase()
+      if (!byLower.has(lower)) byLower.set(lower, name)
     }
     return { count, byLower }
   })
   const deferredCount = derived.count
   const pending = ctx.pendingMcpServers?.length ? [...ctx.pendingMcpServers] : undefined
-  const base = { query, total_deferred_tools: deferredCount }
+  const base: ToolSearchOutput = { matches: [], query, total_deferred_tools: deferredCount }
   const finish = (out: ToolSearchOutput): ToolSearchOutput => {
     if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
     session?.record(out.matches)
@@ -134,22 +183,29 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
 
   const select = /^select:(.+)$/i.exec(query)
   if (select) {
+    // One pass over the tools builds the look-ups (memoized per tool list); each requested
+    // name is then O(1): linear in names + tools.
+    const lookup = cache.memo(`select:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => selectLookup(tools, isDeferred))
     const found: string[] = []
+    const foundSet = new Set<string>()
     const already: string[] = []
-    for (const want of select[1].split(',').map((s) => s.trim())) {
+    for (const part of select[1].split(',')) {
+      const want = part.trim()
       if (!want) continue
-      const d = findByName(tools.filter(isDeferred), want)
-      const tool = d ?? findByName(tools, want)
-      if (!tool || found.includes(tool.name)) continue
-      found.push(tool.name)
-      if (!d) already.push(tool.name)
+      const d = lookup.deferred.get(want)
+      const name = d ?? lookup.all.get(want)
+      if (name === undefined || foundSet.has(name)) continue
+      found.push(name)
+      foundSet.add(name)
+      if (d === undefined) already.push(name)
     }
-    const out: ToolSearchOutput = { matches: found, ...base }
+    const out: ToolSearchOutput = { ...base, matches: found }
     if (already.length) out.already_loaded = already
     return finish(out)
   }
 
   const index = await indexPromise
+  if (index.skipped.length) base.skipped_tools = index.skipped.map((t) => t.name)
 
   const discover = /^discover:([\s\S]*)$/i.exec(query)
   if (discover) {
@@ -159,21 +215,21 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
           .map(
             (h) =>
               `${h.name} (score: ${h.score.toFixed(2)})\n${h.description}\n` +
-              `Input schema: ${h.inputSchema ? JSON.stringify(h.inputSchema) : '(none)'}`,
+              `Input schema: ${h.inputSchema ? safeJson(h.inputSchema) : '(none)'}`,
           )
           .join('\n\n')
       : `No deferred tools match "${discover[1].trim()}".`
-    return finish({ matches: hits.map((h) => h.name), ...base, text })
+    return finish({ ...base, matches: hits.map((h) => h.name), text })
   }
 
-  if (query.trim() === '') return finish({ matches: [], ...base })
+  if (query.trim() === '') return finish({ ...base })
   // The reference's exact-name path looks in the deferred tools, then in all tools: pass the
   // first non-indexed tool with that lowercased name; the native side prefers an indexed one.
   const lower = query.toLowerCase().trim()
   const outside = derived.byLower.get(lower)
   const exactOutside = outside !== undefined && !index.has(outside) ? outside : undefined
   const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside)
-  return finish({ matches: ranked.map((r) => r.name), ...base })
+  return finish({ ...base, matches: ranked.map((r) => r.name) })
 }
 
 /** One `tool_result` content block for the model. */
@@ -183,47 +239,73 @@ export interface ToolResultBlock {
   content: string | { type: 'tool_reference'; tool_name: string }[]
 }
 
+/** Options of `formatToolSearchResult`. */
+export interface FormatOptions {
+  /** Answer with `tool_reference` blocks (providers that support them) instead of text. */
+  supportsToolReference: boolean
+  /** The host's tools: the text then gives each match's description and input schema. */
+  tools?: readonly ToolLike[]
+  /** The search and execute tools' names in the text (default `ToolSearch` / `ExecuteTool`). */
+  names?: ToolNames
+  /** @deprecated use `names.execute`. */
+  executeToolName?: string
+}
+
 /**
  * Render a ToolSearch output for the model: `tool_reference` blocks where the provider
- * supports them, else text that names the matches (with descriptions and schemas when
- * `tools` is given), marks core tools as already loaded, and says how to call ExecuteTool.
+ * supports them, else text. The text's first line is `Found N deferred tool(s): A, B.`, the line
+ * `extractDiscoveredToolNames` reads back from the conversation; then one line a match (with
+ * description and schema when `tools` is given; core tools marked as already loaded), and how
+ * to call the execute tool.
  */
-export function formatToolSearchResult(
-  output: ToolSearchOutput,
-  toolUseId: string,
-  options: { supportsToolReference: boolean; tools?: readonly ToolLike[]; executeToolName?: string },
-): ToolResultBlock {
+export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: string, options: FormatOptions): ToolResultBlock {
   if (output === null || typeof output !== 'object' || !Array.isArray(output.matches)) {
     throw invalidArg('formatToolSearchResult: output must be a toolSearch output ({ matches: string[], ... })')
   }
   if (options === null || typeof options !== 'object') throw invalidArg('formatToolSearchResult: options must be an object')
+  const { matches, pending, text, loadedList, supportsRef, tools, names } = readingInput('the ToolSearch output', () => ({
+    matches: output.matches.slice(0, 10_000).map((m) => String(m)),
+    pending: Array.isArray(output.pending_mcp_servers) ? output.pending_mcp_servers.slice(0, 1000).map((m) => String(m)) : [],
+    text: typeof output.text === 'string' ? output.text : undefined,
+    loadedList: Array.isArray(output.already_loaded) ? output.already_loaded.map((m) => String(m)) : [],
+    supportsRef: options.supportsToolReference === true,
+    tools: Array.isArray(options.tools) ? options.tools : undefined,
+    names: toolNames({ search: options.names?.search, execute: options.names?.execute ?? options.executeToolName }),
+  }))
   const block = (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', tool_use_id: toolUseId, content })
-  if (output.matches.length === 0) {
-    let text = 'No matching deferred tools found'
-    if (output.pending_mcp_servers?.length) {
-      text += `. Some MCP servers are still connecting: ${output.pending_mcp_servers.join(', ')}. Their tools will become available shortly; try searching again.`
+  if (matches.length === 0) {
+    let t = 'No matching deferred tools found'
+    if (pending.length) {
+      t += `. MCP servers still connecting: ${pending.join(', ')}. Their tools appear once they are connected; search again then.`
     }
-    return block(text)
+    return block(t)
   }
-  if (output.text !== undefined) return block(output.text)
-  if (options.supportsToolReference) {
-    return block(output.matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name })))
-  }
-  const exec = options.executeToolName ?? 'ExecuteTool'
-  const loaded = new Set(output.already_loaded ?? [])
-  const lines = output.matches.map((name) => {
-    const tool = options.tools ? findByName(options.tools, name) : undefined
-    const desc = typeof tool?.description === 'string' ? ` — ${firstLine(tool.description)}` : ''
-    if (loaded.has(name)) return `- ${name} (already loaded: call it directly)${desc}`
-    const schema = tool ? inputSchemaOf(tool) : undefined
-    return `- ${name}${desc}${schema ? `\n  params schema: ${JSON.stringify(schema)}` : ''}`
+  if (text !== undefined) return block(text)
+  if (supportsRef) return block(matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name })))
+  const loaded = new Set(loadedList)
+  const deferred = matches.filter((n) => !loaded.has(n))
+  const lines = matches.map((name) => {
+    const tool = tools ? findByName(tools, name) : undefined
+    const d = tool ? fieldOrUndefined<unknown>(tool, 'description') : undefined
+    const desc = typeof d === 'string' && d ? ` — ${firstLine(d)}` : ''
+    if (loaded.has(name)) return `- ${name} (already loaded: call it directly, not through ${names.execute})${desc}`
+    let schema: object | undefined
+    try {
+      schema = tool ? inputSchemaOf(tool) : undefined
+    } catch {
+      schema = undefined
+    }
+    return `- ${name}${desc}${schema ? `\n  params schema: ${safeJson(schema)}` : ''}`
   })
-  const deferredCount = output.matches.filter((n) => !loaded.has(n)).length
+  const head =
+    deferred.length > 0
+      ? `Found ${deferred.length} deferred tool(s): ${deferred.join(', ')}.`
+      : `No deferred tools found: ${[...loaded].join(', ')} ${loaded.size === 1 ? 'is' : 'are'} already loaded. ${names.search} only finds tools that are not in your tool list.`
   const how =
-    deferredCount > 0
-      ? `\nTo run one of these, call ${exec} with {"tool_name": "<name>", "params": {...}}, params matching the tool's schema.`
+    deferred.length > 0
+      ? `\nTo run one of these, call ${names.execute} with {"tool_name": "<name>", "params": {...}}, params matching the tool's schema.`
       : ''
-  return block(`Found ${output.matches.length} tool${output.matches.length === 1 ? '' : 's'}:\n${lines.join('\n')}${how}`)
+  return block(`${head}\n${lines.join('\n')}${how}`)
 }
 
 function firstLine(s: string): string {

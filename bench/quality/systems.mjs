@@ -147,14 +147,14 @@ function packageSystems(api, notes) {
       search: merge,
     })
   }
-  const reason = probeScoring(api, 'enhanced')
-  const build = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const reasonE = probeScoring(api, 'enhanced')
+  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
   out.push({
     id: 'enhanced-noabstain',
     label: 'enhanced, abstaining off: index.search',
-    available: reason === null,
-    reason,
-    build,
+    available: reasonE === null,
+    reason: reasonE,
+    build: buildNoAbstain,
     search: tfidf,
   })
   return out

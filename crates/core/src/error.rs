@@ -22,6 +22,8 @@ pub enum ErrorCode {
     TooLarge,
     /// A Rust panic caught at the boundary (a bug: please report it).
     Internal,
+    /// A method called on an index after its `dispose()`.
+    Disposed,
 }
 
 impl ErrorCode {
@@ -35,6 +37,7 @@ impl ErrorCode {
             ErrorCode::InvalidScoring => "E_INVALID_SCORING",
             ErrorCode::TooLarge => "E_TOO_LARGE",
             ErrorCode::Internal => "E_INTERNAL",
+            ErrorCode::Disposed => "E_DISPOSED",
         }
     }
 }

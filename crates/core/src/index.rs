@@ -336,6 +336,42 @@ impl ToolIndex {
         removed
     }
 
+    /// An estimate of the heap bytes this index holds (what the binding reports to the
+    /// JavaScript engine as external memory). Counts capacities of the main tables and the
+    /// lengths of the kept texts; hash-map overhead is approximated per entry.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let docs: usize = self
+            .docs
+            .iter()
+            .flatten()
+            .map(|d| {
+                d.name.capacity()
+                    + d.parsed.full.capacity()
+                    + d.parsed
+                        .parts
+                        .iter()
+                        .map(|p| p.capacity() + 24)
+                        .sum::<usize>()
+                    + d.hint_lower.len()
+                    + d.desc_lower.len()
+                    + d.terms.capacity() * size_of::<(u32, f64)>()
+            })
+            .sum();
+        let postings: usize = self
+            .postings
+            .iter()
+            .map(|p| p.capacity() * size_of::<(u32, f64)>() + 24)
+            .sum();
+        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        docs + self.docs.capacity() * size_of::<Option<Doc>>()
+            + postings
+            + vocab
+            + self.by_name.len() * 48
+            + self.by_name.keys().map(String::len).sum::<usize>()
+            + (self.idf.capacity() + self.norms.capacity()) * 8
+    }
+
     /// Number of tools.
     pub fn len(&self) -> usize {
         self.live

@@ -9,9 +9,11 @@
 //! * [`tokenize`] — the compat tokenizer and stemmer (SPEC §3), one small pure function a stage.
 //! * [`index`] — the inverted tool index with compat TF-IDF scoring (SPEC §4–5, §8).
 //! * [`keyword`] — the keyword scorer and the ToolSearch merge (SPEC §6).
+//! * [`engine`] — one index over either scorer: dispatch, option checks, ToolSearch ranking.
 //! * [`error`] — errors with stable codes.
 
 pub mod core_tools;
+pub mod engine;
 pub mod enhanced;
 pub mod error;
 pub mod index;

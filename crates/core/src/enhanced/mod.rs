@@ -308,6 +308,47 @@ impl EnhancedIndex {
         &self.params
     }
 
+    /// An estimate of the heap bytes this index holds (what the binding reports to the
+    /// JavaScript engine as external memory).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let docs: usize = self
+            .docs
+            .iter()
+            .flatten()
+            .map(|d| {
+                d.name.capacity()
+                    + d.server_key.as_ref().map_or(0, String::capacity)
+                    + d.terms.capacity() * size_of::<(u32, [u16; FIELDS])>()
+                    + d.keys.iter().map(|k| k.0.capacity() + 32).sum::<usize>()
+            })
+            .sum();
+        let postings: usize = self
+            .postings
+            .iter()
+            .map(|p| p.capacity() * size_of::<(u32, [u16; FIELDS])>() + 24)
+            .sum();
+        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        let deletes: usize = self
+            .deletes
+            .iter()
+            .map(|(k, v)| k.len() + v.capacity() * 4 + 48)
+            .sum();
+        let keys: usize = self
+            .keys
+            .iter()
+            .map(|(k, v)| k.capacity() + v.capacity() * 8 + 48)
+            .sum();
+        docs + self.docs.capacity() * size_of::<Option<Doc>>()
+            + postings
+            + vocab
+            + deletes
+            + keys
+            + self.by_name.len() * 48
+            + self.by_name.keys().map(String::len).sum::<usize>()
+            + self.norms.capacity() * size_of::<[f64; FIELDS]>()
+    }
+
     pub fn len(&self) -> usize {
         self.live
     }
@@ -516,6 +557,7 @@ impl EnhancedIndex {
 
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
+        let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         // Term → its position in `q.terms` (a map, so many distinct words stay linear).
         let mut seen: FxHashMap<String, usize> = FxHashMap::default();
@@ -933,6 +975,28 @@ fn weighted_tf(weights: &[f64; FIELDS], tfs: &[u16; FIELDS], norm: &[f64; FIELDS
         .filter(|((_, tf), _)| **tf > 0)
         .map(|((w, tf), n)| w * f64::from(*tf) * n)
         .sum()
+}
+
+/// The enhanced scorer analyses at most this many bytes of a query (64 KiB, about 10,000
+/// words): a longer query is cut at the last whitespace before the limit (or at the limit on
+/// a character boundary when there is none). This bounds per-query work, so a 10 MB query
+/// answers in milliseconds; no tool name or realistic request comes near it.
+pub const MAX_QUERY_ANALYSED: usize = 64 * 1024;
+
+/// The part of a query the enhanced scorer analyses (see [`MAX_QUERY_ANALYSED`]).
+pub fn analysed_prefix(query: &str) -> &str {
+    if query.len() <= MAX_QUERY_ANALYSED {
+        return query;
+    }
+    let mut end = MAX_QUERY_ANALYSED;
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &query[..end];
+    match head.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => &head[..i],
+        _ => head,
+    }
 }
 
 /// Build the error for an unknown scoring mode.

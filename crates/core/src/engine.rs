@@ -1,0 +1,735 @@
+//! One tool index over either scorer: the compat TF-IDF [`ToolIndex`] or the enhanced
+//! BM25F [`EnhancedIndex`]. Engine dispatch, option validation, the enhanced ToolSearch
+//! ranking and the explain record live here, so the N-API binding only converts values and
+//! `cargo test` covers everything that decides a result.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::enhanced::{self, EnhancedIndex, Params};
+use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
+use crate::index::{Hit, IndexOptions, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
+use crate::keyword::{self, MergeWeights};
+
+/// The most elements the binding reads from one JavaScript array (tools, names, flags):
+/// 16,777,216. A longer `length` (including a sparse array whose `length` was set by hand)
+/// is rejected with [`ErrorCode::TooLarge`] before any element is read or any memory is
+/// sized from it.
+pub const MAX_LIST_LEN: usize = 1 << 24;
+
+/// Check a JavaScript array length against [`MAX_LIST_LEN`].
+pub fn check_list_len(len: u64, what: &str) -> Result<usize, IndexError> {
+    if len > MAX_LIST_LEN as u64 {
+        return Err(IndexError::new(
+            ErrorCode::TooLarge,
+            format!("{what} has {len} elements; the limit is {MAX_LIST_LEN}"),
+        ));
+    }
+    Ok(len as usize)
+}
+
+/// The scoring mode of an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scoring {
+    /// The reference's TF-IDF cosine with the name boost (the default).
+    #[default]
+    Compat,
+    /// BM25F over five fields with name matching.
+    Enhanced,
+}
+
+impl Scoring {
+    /// `"compat"` or `"enhanced"`: the JavaScript spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scoring::Compat => "compat",
+            Scoring::Enhanced => "enhanced",
+        }
+    }
+}
+
+impl fmt::Display for Scoring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Scoring {
+    type Err = IndexError;
+    /// Parse `'compat'` or `'enhanced'`; anything else is [`ErrorCode::InvalidScoring`].
+    fn from_str(s: &str) -> Result<Self, IndexError> {
+        match s {
+            "compat" => Ok(Scoring::Compat),
+            "enhanced" => Ok(Scoring::Enhanced),
+            other => Err(enhanced::unknown_scoring(other)),
+        }
+    }
+}
+
+/// Enhanced-ranking parameters as a caller gives them: each `None` keeps its default.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tuning {
+    pub k1: Option<f64>,
+    /// Five field weights (name, server, searchHint, description, schema); `Some(None)`-like
+    /// shapes are expressed as a list of any length and checked here.
+    pub weights: Option<Vec<f64>>,
+    pub b: Option<Vec<f64>>,
+    pub typo_weight: Option<f64>,
+    pub lexicon_weight: Option<f64>,
+    pub abstain_coverage: Option<f64>,
+    pub unknown_weight: Option<f64>,
+}
+
+impl Tuning {
+    /// The parameters this tuning gives, checked: numbers finite, field arrays exactly five
+    /// finite numbers `>= 0` ([`ErrorCode::InvalidNumber`] otherwise).
+    pub fn params(&self) -> Result<Params, IndexError> {
+        let mut p = Params::default();
+        let five = |v: &[f64], what: &str| -> Result<[f64; 5], IndexError> {
+            if v.len() != 5 || v.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(IndexError::new(
+                    ErrorCode::InvalidNumber,
+                    format!("{what} must be 5 finite numbers >= 0"),
+                ));
+            }
+            Ok([v[0], v[1], v[2], v[3], v[4]])
+        };
+        if let Some(v) = self.k1 {
+            p.k1 = finite(v, "tuning.k1")?;
+        }
+        if let Some(v) = &self.weights {
+            p.weights = five(v, "tuning.weights")?;
+        }
+        if let Some(v) = &self.b {
+            p.b = five(v, "tuning.b")?;
+        }
+        if let Some(v) = self.typo_weight {
+            p.typo_weight = finite(v, "tuning.typoWeight")?;
+        }
+        if let Some(v) = self.lexicon_weight {
+            p.lexicon_weight = finite(v, "tuning.lexiconWeight")?;
+        }
+        if let Some(v) = self.unknown_weight {
+            p.unknown_weight = finite(v, "tuning.unknownWeight")?;
+        }
+        if let Some(v) = self.abstain_coverage {
+            p.abstain_coverage = finite(v, "tuning.abstainCoverage")?;
+        }
+        Ok(p)
+    }
+}
+
+/// Options of [`Engine::build`], as a caller gives them (all optional).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EngineOptions {
+    /// `"compat"` (default) or `"enhanced"`.
+    pub scoring: Option<String>,
+    /// Display threshold of `search` (default [`DEFAULT_MIN_SCORE`]).
+    pub min_score: Option<f64>,
+    /// Tokenize on worker threads from this many tools up.
+    pub parallel_threshold: Option<u32>,
+    pub tuning: Option<Tuning>,
+}
+
+/// Options of [`Engine::tool_search_rank`], as a caller gives them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankOptions {
+    pub keyword_weight: Option<f64>,
+    pub tfidf_weight: Option<f64>,
+    pub min_score: Option<f64>,
+    pub exact_outside: Option<String>,
+}
+
+/// One merged ToolSearch result with its name resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub name: String,
+    pub score: f64,
+    /// `None` for the `exact_outside` tool.
+    pub id: Option<u32>,
+    pub keyword_rank: Option<u32>,
+    pub tfidf_score: Option<f64>,
+}
+
+/// One search result with its name resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedHit {
+    pub name: String,
+    pub score: f64,
+    pub id: u32,
+}
+
+/// One term's share of a score (both scorers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermContribution {
+    pub term: String,
+    /// `query`, `lexicon` or `typo:<word>`.
+    pub origin: String,
+    /// Compat: query-side TF × IDF. Enhanced: the term's IDF.
+    pub weight: f64,
+    /// Compat: tool-side TF × IDF. Enhanced: the weighted, normalized TF.
+    pub tool_weight: f64,
+    /// Enhanced: `field:tf` pairs.
+    pub fields: Vec<String>,
+    pub contribution: f64,
+}
+
+/// Why a tool scored what it did (both scorers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    pub name: String,
+    pub scoring: Scoring,
+    pub score: f64,
+    pub tier: u32,
+    pub relevance: f64,
+    pub coverage: Option<f64>,
+    pub terms: Vec<TermContribution>,
+    pub note: Option<String>,
+}
+
+/// `tokens` and per-token weights of one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryTerms {
+    pub tokens: Vec<String>,
+    pub weights: Vec<f64>,
+}
+
+enum Kind {
+    Compat(Box<ToolIndex>),
+    Enhanced(Box<EnhancedIndex>),
+}
+
+/// A tool index over either scorer, with its display threshold.
+pub struct Engine {
+    kind: Kind,
+    min_score: f64,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("scoring", &self.scoring())
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+fn opt_finite(v: Option<f64>, default: f64, what: &str) -> Result<f64, IndexError> {
+    v.map_or(Ok(default), |m| finite(m, what))
+}
+
+impl Engine {
+    /// Build from tools in order with validated options. Errors: duplicate names
+    /// ([`ErrorCode::DuplicateName`]), an unknown scoring ([`ErrorCode::InvalidScoring`]),
+    /// a non-finite threshold or bad tuning ([`ErrorCode::InvalidNumber`]).
+    pub fn build(docs: Vec<ToolDoc>, options: EngineOptions) -> Result<Self, IndexError> {
+        let params = match &options.tuning {
+            Some(t) => t.params()?,
+            None => Params::default(),
+        };
+        let scoring = match options.scoring.as_deref() {
+            None => Scoring::Compat,
+            Some(s) => s.parse()?,
+        };
+        let min_score = opt_finite(options.min_score, DEFAULT_MIN_SCORE, "minScore")?;
+        let mut opts = IndexOptions::default();
+        if let Some(p) = options.parallel_threshold {
+            opts.parallel_threshold = p as usize;
+        }
+        let kind = match scoring {
+            Scoring::Compat => Kind::Compat(Box::new(ToolIndex::build(docs, opts)?)),
+            Scoring::Enhanced => Kind::Enhanced(Box::new(EnhancedIndex::build(
+                docs,
+                params,
+                opts.parallel_threshold,
+            )?)),
+        };
+        Ok(Self { kind, min_score })
+    }
+
+    pub fn scoring(&self) -> Scoring {
+        match self.kind {
+            Kind::Compat(_) => Scoring::Compat,
+            Kind::Enhanced(_) => Scoring::Enhanced,
+        }
+    }
+
+    /// The index's display threshold.
+    pub fn min_score(&self) -> f64 {
+        self.min_score
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.kind {
+            Kind::Compat(i) => i.len(),
+            Kind::Enhanced(i) => i.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The compat index, when this is one.
+    pub fn compat(&self) -> Option<&ToolIndex> {
+        match &self.kind {
+            Kind::Compat(i) => Some(i),
+            Kind::Enhanced(_) => None,
+        }
+    }
+
+    /// The enhanced index, when this is one.
+    pub fn enhanced(&self) -> Option<&EnhancedIndex> {
+        match &self.kind {
+            Kind::Compat(_) => None,
+            Kind::Enhanced(i) => Some(i),
+        }
+    }
+
+    /// The name of the tool in a slot.
+    pub fn name(&self, slot: u32) -> Option<&str> {
+        match &self.kind {
+            Kind::Compat(i) => i.doc(slot).map(|d| d.name.as_str()),
+            Kind::Enhanced(i) => i.name(slot),
+        }
+    }
+
+    /// Live slots in index order.
+    pub fn slots(&self) -> Vec<u32> {
+        match &self.kind {
+            Kind::Compat(i) => i.slots().collect(),
+            Kind::Enhanced(i) => i.slots().collect(),
+        }
+    }
+
+    /// Names in index order.
+    pub fn names(&self) -> Vec<String> {
+        self.slots()
+            .into_iter()
+            .filter_map(|s| self.name(s).map(str::to_owned))
+            .collect()
+    }
+
+    pub fn slot_of(&self, name: &str) -> Option<u32> {
+        match &self.kind {
+            Kind::Compat(i) => i.slot_of(name),
+            Kind::Enhanced(i) => i.slot_of(name),
+        }
+    }
+
+    pub fn generation(&self) -> u64 {
+        match &self.kind {
+            Kind::Compat(i) => i.generation(),
+            Kind::Enhanced(i) => i.generation(),
+        }
+    }
+
+    /// An estimate of the heap bytes held (reported to the JavaScript engine).
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + match &self.kind {
+                Kind::Compat(i) => i.heap_bytes(),
+                Kind::Enhanced(i) => i.heap_bytes(),
+            }
+    }
+
+    /// Raw search: slots and scores, best first.
+    pub fn search_slots(&self, query: &str, limit: usize, min: f64) -> Vec<Hit> {
+        match &self.kind {
+            Kind::Compat(i) => i.search(query, limit, min),
+            Kind::Enhanced(i) => i.search(query, limit, min),
+        }
+    }
+
+    /// Search with a JavaScript-number limit and optional threshold (default: the
+    /// index's). Errors: [`ErrorCode::InvalidLimit`], [`ErrorCode::InvalidNumber`].
+    pub fn search(
+        &self,
+        query: &str,
+        limit: f64,
+        min_score: Option<f64>,
+    ) -> Result<Vec<NamedHit>, IndexError> {
+        let limit = limit_from_f64(limit)?;
+        let min = opt_finite(min_score, self.min_score, "minScore")?;
+        Ok(self.named(self.search_slots(query, limit, min)))
+    }
+
+    /// `search` as `[id, score, id, score, ...]`.
+    pub fn search_flat(
+        &self,
+        query: &str,
+        limit: f64,
+        min_score: f64,
+    ) -> Result<Vec<f64>, IndexError> {
+        let limit = limit_from_f64(limit)?;
+        let min = finite(min_score, "minScore")?;
+        let hits = self.search_slots(query, limit, min);
+        let mut flat = Vec::with_capacity(hits.len() * 2);
+        for h in hits {
+            flat.push(f64::from(h.slot));
+            flat.push(h.score);
+        }
+        Ok(flat)
+    }
+
+    fn named(&self, hits: Vec<Hit>) -> Vec<NamedHit> {
+        hits.into_iter()
+            .filter_map(|h| {
+                self.name(h.slot).map(|name| NamedHit {
+                    name: name.to_owned(),
+                    score: h.score,
+                    id: h.slot,
+                })
+            })
+            .collect()
+    }
+
+    /// The keyword search of ToolSearch (compat); an enhanced index answers with its
+    /// search at its own threshold.
+    pub fn keyword_search(&self, query: &str, max: f64) -> Result<Vec<NamedHit>, IndexError> {
+        let max = limit_from_f64(max)?;
+        match &self.kind {
+            Kind::Compat(i) => Ok(self.named(
+                keyword::keyword_search(i, query, max)
+                    .into_iter()
+                    .map(|h| Hit {
+                        slot: h.slot,
+                        score: h.score,
+                    })
+                    .collect(),
+            )),
+            Kind::Enhanced(i) => Ok(self.named(i.search(query, max, self.min_score))),
+        }
+    }
+
+    /// The whole ToolSearch ranking: compat merges keyword and TF-IDF results; enhanced
+    /// uses its search, with a non-indexed exact-name tool first when the query is its name
+    /// and no indexed tool's is.
+    pub fn tool_search_rank(
+        &self,
+        query: &str,
+        max: f64,
+        options: &RankOptions,
+    ) -> Result<Vec<Ranked>, IndexError> {
+        let max = limit_from_f64(max)?;
+        let defaults = MergeWeights::default();
+        let weights = MergeWeights {
+            keyword: opt_finite(options.keyword_weight, defaults.keyword, "keywordWeight")?,
+            tfidf: opt_finite(options.tfidf_weight, defaults.tfidf, "tfidfWeight")?,
+        };
+        let min = opt_finite(options.min_score, self.min_score, "minScore")?;
+        let outside = options.exact_outside.as_deref();
+        match &self.kind {
+            Kind::Compat(i) => Ok(
+                keyword::tool_search_rank(i, query, max, weights, min, outside)
+                    .into_iter()
+                    .filter_map(|h| {
+                        h.name(i, outside).map(|name| Ranked {
+                            name: name.to_owned(),
+                            score: h.score,
+                            id: h.slot,
+                            keyword_rank: h.keyword_rank,
+                            tfidf_score: h.tfidf_score,
+                        })
+                    })
+                    .collect(),
+            ),
+            Kind::Enhanced(i) => Ok(enhanced_rank(i, query, max, min, outside)),
+        }
+    }
+
+    /// Add or replace tools; the id of each, in input order.
+    pub fn upsert(&mut self, docs: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
+        match &mut self.kind {
+            Kind::Compat(i) => i.upsert(docs),
+            Kind::Enhanced(i) => i.upsert(docs),
+        }
+    }
+
+    /// Remove tools by name; how many were present.
+    pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
+        match &mut self.kind {
+            Kind::Compat(i) => i.remove(names),
+            Kind::Enhanced(i) => i.remove(names),
+        }
+    }
+
+    /// `tokens` and `tfVector` of a tool (enhanced: its analyzer's tokens, weights 0).
+    pub fn entry_terms(&self, slot: u32) -> Option<EntryTerms> {
+        match &self.kind {
+            Kind::Compat(i) => {
+                i.doc(slot)?;
+                let v = i.tf_vector(slot);
+                Some(EntryTerms {
+                    tokens: v.iter().map(|(t, _)| (*t).to_owned()).collect(),
+                    weights: v.iter().map(|(_, w)| *w).collect(),
+                })
+            }
+            Kind::Enhanced(i) => {
+                i.name(slot)?;
+                let tokens: Vec<String> = i.tokens(slot).into_iter().map(str::to_owned).collect();
+                Some(EntryTerms {
+                    weights: vec![0.0; tokens.len()],
+                    tokens,
+                })
+            }
+        }
+    }
+
+    /// Per-term contributions to one tool's score; `None` when no tool has that name.
+    pub fn explain(&self, query: &str, name: &str) -> Option<Explanation> {
+        match &self.kind {
+            Kind::Compat(i) => i.explain(query, name).map(|e| Explanation {
+                name: e.name,
+                scoring: Scoring::Compat,
+                score: e.score,
+                tier: u32::from(e.name_boosted),
+                relevance: e.cosine,
+                coverage: None,
+                note: (e.score < self.min_score)
+                    .then(|| format!("score below the display threshold {}", self.min_score)),
+                terms: e
+                    .terms
+                    .into_iter()
+                    .map(|t| TermContribution {
+                        term: t.term,
+                        origin: "query".into(),
+                        weight: t.query_weight,
+                        tool_weight: t.tool_weight,
+                        fields: Vec::new(),
+                        contribution: t.contribution,
+                    })
+                    .collect(),
+            }),
+            Kind::Enhanced(i) => i.explain(query, name).map(|e| Explanation {
+                name: e.name,
+                scoring: Scoring::Enhanced,
+                score: e.score,
+                tier: u32::from(e.tier),
+                relevance: e.relevance,
+                coverage: Some(e.coverage),
+                note: e.filtered,
+                terms: e
+                    .terms
+                    .into_iter()
+                    .map(|t| TermContribution {
+                        fields: t
+                            .fields
+                            .iter()
+                            .map(|(f, tf, _)| format!("{f}:{tf}"))
+                            .collect(),
+                        tool_weight: t.fields.iter().map(|(_, _, v)| v).sum(),
+                        term: t.term,
+                        origin: t.origin,
+                        weight: t.idf,
+                        contribution: t.score,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+}
+
+/// Enhanced ToolSearch ranking: the enhanced search, with a non-indexed exact-name tool
+/// (e.g. a core tool) first when the query is its name and no indexed tool's name is.
+pub fn enhanced_rank(
+    index: &EnhancedIndex,
+    query: &str,
+    max: usize,
+    min: f64,
+    outside: Option<&str>,
+) -> Vec<Ranked> {
+    let mut out: Vec<Ranked> = index
+        .search(query, max, min)
+        .into_iter()
+        .filter_map(|h| {
+            index.name(h.slot).map(|name| Ranked {
+                name: name.to_owned(),
+                score: h.score,
+                id: Some(h.slot),
+                keyword_rank: None,
+                tfidf_score: None,
+            })
+        })
+        .collect();
+    if let Some(name) = outside {
+        let q = query.trim().to_lowercase();
+        let indexed_exact = out.first().is_some_and(|r| r.name.to_lowercase() == q);
+        if !indexed_exact && name.to_lowercase() == q && max > 0 {
+            out.insert(
+                0,
+                Ranked {
+                    name: name.to_owned(),
+                    score: f64::from(enhanced::TIER_FULL) + 1.0,
+                    id: None,
+                    keyword_rank: None,
+                    tfidf_score: None,
+                },
+            );
+            out.truncate(max);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<ToolDoc> {
+        vec![
+            ToolDoc::new(
+                "mcp__github__create_issue",
+                "Create a new issue in a repository",
+            ),
+            ToolDoc::new("mcp__slack__send_message", "Send a message to a channel"),
+            ToolDoc::new("NotebookEdit", "Edit a cell of a Jupyter notebook"),
+        ]
+    }
+
+    fn opts(scoring: &str) -> EngineOptions {
+        EngineOptions {
+            scoring: Some(scoring.into()),
+            ..EngineOptions::default()
+        }
+    }
+
+    #[test]
+    fn scoring_parses_and_rejects() {
+        assert_eq!("compat".parse::<Scoring>(), Ok(Scoring::Compat));
+        assert_eq!("enhanced".parse::<Scoring>(), Ok(Scoring::Enhanced));
+        let e = Engine::build(tools(), opts("bm25")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidScoring);
+    }
+
+    #[test]
+    fn options_are_validated() {
+        let bad_min = EngineOptions {
+            min_score: Some(f64::NAN),
+            ..EngineOptions::default()
+        };
+        assert_eq!(
+            Engine::build(tools(), bad_min).unwrap_err().code,
+            ErrorCode::InvalidNumber
+        );
+        let bad_weights = EngineOptions {
+            scoring: Some("enhanced".into()),
+            tuning: Some(Tuning {
+                weights: Some(vec![1.0; 4]),
+                ..Tuning::default()
+            }),
+            ..EngineOptions::default()
+        };
+        assert_eq!(
+            Engine::build(tools(), bad_weights).unwrap_err().code,
+            ErrorCode::InvalidNumber
+        );
+        let e = Engine::build(tools(), EngineOptions::default()).unwrap();
+        assert_eq!(
+            e.search("issue", f64::NAN, None).unwrap_err().code,
+            ErrorCode::InvalidLimit
+        );
+        assert_eq!(
+            e.search("issue", 5.0, Some(f64::INFINITY))
+                .unwrap_err()
+                .code,
+            ErrorCode::InvalidNumber
+        );
+        let rank = RankOptions {
+            keyword_weight: Some(f64::NAN),
+            ..RankOptions::default()
+        };
+        assert_eq!(
+            e.tool_search_rank("issue", 5.0, &rank).unwrap_err().code,
+            ErrorCode::InvalidNumber
+        );
+    }
+
+    #[test]
+    fn list_lengths_are_capped() {
+        assert_eq!(check_list_len(3, "tools"), Ok(3));
+        assert_eq!(
+            check_list_len(u64::from(u32::MAX), "tools")
+                .unwrap_err()
+                .code,
+            ErrorCode::TooLarge
+        );
+    }
+
+    #[test]
+    fn both_engines_search_rank_and_explain() {
+        for scoring in ["compat", "enhanced"] {
+            let e = Engine::build(tools(), opts(scoring)).unwrap();
+            assert_eq!(e.scoring().as_str(), scoring);
+            let hits = e.search("create issue", 5.0, None).unwrap();
+            assert_eq!(hits[0].name, "mcp__github__create_issue", "{scoring}");
+            let ranked = e
+                .tool_search_rank("create issue", 5.0, &RankOptions::default())
+                .unwrap();
+            assert_eq!(ranked[0].name, "mcp__github__create_issue", "{scoring}");
+            let x = e
+                .explain("create issue", "mcp__github__create_issue")
+                .unwrap();
+            assert!((x.score - hits[0].score).abs() < 1e-12, "{scoring}");
+            assert!(e.explain("create issue", "nope").is_none());
+            assert!(e.heap_bytes() > 0);
+        }
+    }
+
+    #[test]
+    fn enhanced_rank_puts_an_outside_exact_name_first() {
+        let e = Engine::build(tools(), opts("enhanced")).unwrap();
+        let o = RankOptions {
+            exact_outside: Some("Read".into()),
+            ..RankOptions::default()
+        };
+        let r = e.tool_search_rank("read", 5.0, &o).unwrap();
+        assert_eq!(r[0].name, "Read");
+        assert_eq!(r[0].id, None);
+        assert!(e.tool_search_rank("read", 0.0, &o).unwrap().is_empty());
+    }
+
+    #[test]
+    fn heap_estimate_follows_changes() {
+        for scoring in ["compat", "enhanced"] {
+            let mut e = Engine::build(Vec::new(), opts(scoring)).unwrap();
+            let empty = e.heap_bytes();
+            let many: Vec<ToolDoc> = (0..200)
+                .map(|i| ToolDoc::new(format!("tool_{i}"), format!("does thing number {i}")))
+                .collect();
+            e.upsert(many).unwrap();
+            let full = e.heap_bytes();
+            assert!(full > empty + 200 * 16, "{scoring}: {empty} -> {full}");
+        }
+    }
+
+    #[test]
+    fn ten_megabyte_queries_answer_quickly() {
+        let docs: Vec<ToolDoc> = (0..2000)
+            .map(|i| {
+                ToolDoc::new(
+                    format!("mcp__s{}__tool_{i}", i % 7),
+                    format!("reads file {i} data"),
+                )
+            })
+            .collect();
+        let pieces = [
+            "a".repeat(10 << 20),
+            "file data ".repeat(1 << 20),
+            "数据文件".repeat(10 << 18),
+            "+file ".repeat(10 << 17),
+            "x_y-Z".repeat(2 << 20),
+        ];
+        for scoring in ["compat", "enhanced"] {
+            let e = Engine::build(docs.clone(), opts(scoring)).unwrap();
+            for q in &pieces {
+                let t = std::time::Instant::now();
+                e.search(q, 5.0, None).unwrap();
+                e.tool_search_rank(q, 5.0, &RankOptions::default()).unwrap();
+                e.explain(q, "mcp__s0__tool_0").unwrap();
+                let ms = t.elapsed().as_millis();
+                eprintln!("{scoring} {}-byte query: {ms} ms", q.len());
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/**
+ * claude-code-best's SearchExtraTools, with all search logic from @ccb/tool-index-native.
+ * Drop in as packages/builtin-tools/src/tools/SearchExtraToolsTool/SearchExtraToolsTool.ts.
+ */
+import { z } from 'zod/v4'
+import { buildTool } from 'src/Tool.js'
+import { isSearchExtraToolsEnabledOptimistic } from 'src/utils/searchExtraTools.js'
+import { CORE_TOOLS } from 'src/constants/tools.js'
+import { CCB_TOOL_NAMES, formatToolSearchResult, searchToolPrompt, toolSearch, type ToolSearchOutput } from '@ccb/tool-index-native'
+
+const inputSchema = z.object({
+  query: z.string().describe('"select:<name>[,<name>]" to load tools by name, "discover:<text>" to browse, or keywords ("+term" = required)'),
+  max_results: z.number().optional().default(5).describe('Maximum number of results (default 5)'),
+})
+
+export const SearchExtraToolsTool = buildTool({
+  name: CCB_TOOL_NAMES.search,
+  searchHint: 'search find discover load deferred tools by name or keyword',
+  maxResultSizeChars: 100_000,
+  inputSchema,
+  isEnabled: () => isSearchExtraToolsEnabledOptimistic(),
+  isConcurrencySafe: () => true,
+  isReadOnly: () => true,
+  description: async () => searchToolPrompt(CCB_TOOL_NAMES),
+  prompt: async () => searchToolPrompt(CCB_TOOL_NAMES),
+  async call(input: z.infer<typeof inputSchema>, context: any): Promise<{ data: ToolSearchOutput }> {
+    const clients: { type?: string; name?: string }[] = context.getAppState?.()?.mcp?.clients ?? []
+    const pendingMcpServers = clients.filter((c) => c.type === 'pending').map((c) => String(c.name))
+    return { data: await toolSearch(input, { tools: context.options.tools, coreTools: CORE_TOOLS, pendingMcpServers }) }
+  },
+  renderToolUseMessage: (input: { query?: string }) => (input.query ? `"${input.query}"` : null),
+  userFacingName: () => CCB_TOOL_NAMES.search,
+  mapToolResultToToolResultBlockParam: (content: ToolSearchOutput, toolUseID: string, _context?: unknown) =>
+    formatToolSearchResult(content, toolUseID, { supportsToolReference: false, names: CCB_TOOL_NAMES }),
+})

@@ -1,0 +1,132 @@
+/**
+ * The decisions that stop a tool: enabled, the tool's own input check, and permission. Each
+ * reads the host's objects without trusting them (no field from a shared prototype, a throw
+ * is an answer of "no"), and every doubt is a refusal.
+ */
+import { describeError, readField, readOwn } from './safeRead'
+
+/** A stop, with the message for the model. */
+export type Stop = { stopped: true; message: string }
+/** Go on, with the input the next step sees (a permission may replace it). */
+export type Go = { stopped: false; input: unknown }
+
+/**
+ * Enabled means `isEnabled()` returned exactly `true` (awaited). A tool without `isEnabled` is
+ * enabled; any other value, a throw, or an `isEnabled` that is not a function disables it.
+ */
+export async function isEnabled(tool: object): Promise<boolean> {
+  const f = readField<unknown>(tool, 'isEnabled')
+  if (!f.ok) return false
+  if (f.value === undefined) return true
+  if (typeof f.value !== 'function') return f.value === true
+  try {
+    return (await f.value.call(tool)) === true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The tool's own `validateInput`, when it has one: the input passes only on an own
+ * `result: true`; a throw, a missing answer or anything else is a refusal.
+ */
+export async function toolAcceptsInput(tool: object, input: unknown, context: unknown): Promise<Stop | undefined> {
+  const f = readField<unknown>(tool, 'validateInput')
+  if (!f.ok) return { stopped: true, message: 'its validateInput cannot be read' }
+  if (f.value === undefined || f.value === null) return undefined
+  if (typeof f.value !== 'function') return { stopped: true, message: 'its validateInput is not a function' }
+  let answer: unknown
+  try {
+    answer = await f.value.call(tool, input, context)
+  } catch (e) {
+    return { stopped: true, message: `its validateInput threw: ${describeError(e)}` }
+  }
+  const result = readOwn<unknown>(answer, 'result')
+  if (result.ok && result.value === true) return undefined
+  const message = readOwn<unknown>(answer, 'message')
+  return { stopped: true, message: message.ok && typeof message.value === 'string' && message.value ? message.value : 'rejected by the tool' }
+}
+
+/** A permission decision, read from its own fields only. */
+interface Decision {
+  behavior: 'allow' | 'deny' | 'ask' | 'passthrough' | 'invalid'
+  message?: string
+  hasUpdatedInput: boolean
+  updatedInput?: unknown
+}
+
+function readDecision(d: unknown): Decision {
+  if (d === null || typeof d !== 'object') return { behavior: 'invalid', hasUpdatedInput: false }
+  const behavior = readOwn<unknown>(d, 'behavior')
+  const message = readOwn<unknown>(d, 'message')
+  const updated = readOwn<unknown>(d, 'updatedInput')
+  let hasUpdated = false
+  try {
+    hasUpdated = Object.prototype.hasOwnProperty.call(d, 'updatedInput')
+  } catch {
+    return { behavior: 'invalid', hasUpdatedInput: false }
+  }
+  if (!behavior.ok || !updated.ok) return { behavior: 'invalid', hasUpdatedInput: false }
+  const b = behavior.value
+  return {
+    behavior: b === 'allow' || b === 'deny' || b === 'ask' || b === 'passthrough' ? b : 'invalid',
+    message: message.ok && typeof message.value === 'string' ? message.value : undefined,
+    hasUpdatedInput: hasUpdated && updated.value !== undefined,
+    updatedInput: updated.value,
+  }
+}
+
+/** The host's `canUseTool`, in ccb's argument order. */
+export type CanUseTool = (tool: unknown, input: unknown, context: unknown, parentMessage?: unknown, ...rest: unknown[]) => unknown
+
+/**
+ * Permission: the tool's own `checkPermissions` may allow or deny; anything else (no check,
+ * `ask`, `passthrough`, a throw, a malformed answer) goes to the host's `canUseTool`, and without
+ * one, or without a usable answer from it, the call is denied. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
+ * decision gives one, is what the target sees (the caller validates it again).
+ */
+export async function decidePermission(
+  tool: object,
+  input: unknown,
+  context: unknown,
+  canUseTool: unknown,
+  parentMessage: unknown,
+): Promise<Stop | { stopped: false; input: unknown; updated: boolean }> {
+  // Anything but the tool's own allow or deny (no check, ask, passthrough, a throw, a malformed
+  // answer) is for the host's canUseTool to decide.
+  const f = readField<unknown>(tool, 'checkPermissions')
+  let decision: Decision = { behavior: 'passthrough', hasUpdatedInput: false }
+  if (f.ok && typeof f.value === 'function') {
+    try {
+      decision = readDecision(await f.value.call(tool, input, context))
+    } catch {
+      decision = { behavior: 'passthrough', hasUpdatedInput: false }
+    }
+    if (decision.behavior === 'invalid') decision = { behavior: 'passthrough', hasUpdatedInput: false }
+  }
+  let current = input
+  let updated = false
+  if (decision.behavior === 'ask' || decision.behavior === 'passthrough') {
+    if (decision.hasUpdatedInput) {
+      current = decision.updatedInput
+      updated = true
+    }
+    if (typeof canUseTool !== 'function') {
+      return { stopped: true, message: 'this tool needs permission and no permission prompt is available' }
+    }
+    try {
+      decision = readDecision(await (canUseTool as CanUseTool)(tool, current, context, parentMessage))
+    } catch (e) {
+      return { stopped: true, message: `the permission prompt failed: ${describeError(e)}` }
+    }
+  }
+  if (decision.behavior !== 'allow') {
+    const why = decision.behavior === 'deny' ? decision.message : decision.message ?? 'no permission decision was given'
+    return { stopped: true, message: why ?? 'denied' }
+  }
+  if (decision.hasUpdatedInput) {
+    current = decision.updatedInput
+    updated = true
+  }
+  return { stopped: false, input: current, updated }
+}

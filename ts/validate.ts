@@ -1,0 +1,262 @@
+/**
+ * Checking a tool's input before it runs, with the schema's own library: a zod schema with its
+ * own `safeParseAsync`/`safeParse` (refinements, transforms, dates, bigints and custom checks
+ * hold, and the target gets the parsed value), a JSON Schema with ajv (draft-04, -07, 2019-09
+ * or 2020-12, as the schema declares), patterns on a linear-time regex engine (RE2's algorithm),
+ * and every schema compiled once. A schema that cannot be used refuses every input.
+ */
+import Ajv, { type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv'
+import Ajv2019 from 'ajv/dist/2019'
+import Ajv2020 from 'ajv/dist/2020'
+import AjvDraft04 from 'ajv-draft-04'
+import { RE2JS } from 're2js'
+import { describeError, readField, readOwn } from './safeRead'
+
+/** A check's outcome: the value to pass on (zod's parsed output), or why the input is refused. */
+export type Checked = { ok: true; value: unknown } | { ok: false; message: string }
+
+/** Nesting beyond this is refused before any schema sees the input. */
+export const MAX_INPUT_DEPTH = 256
+/** Values (objects, arrays, strings, ...) beyond this are refused before any schema sees the input. */
+export const MAX_INPUT_NODES = 1_000_000
+
+/** Patterns run on RE2JS: linear time, so no pattern can hang the process. */
+function linearRegExp(pattern: string): { test: (s: string) => boolean } {
+  const re = RE2JS.compile(pattern)
+  return { test: (s: string) => re.test(s) }
+}
+linearRegExp.code = 'linearRegExp'
+
+const AJV_OPTIONS: AjvOptions = {
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  // A schema's $id is not registered on the shared instance: a second schema object with the same
+  // $id (an MCP server reconnecting) compiles on its own instead of failing for the process's life.
+  addUsedSchema: false,
+  code: { regExp: linearRegExp as unknown as NonNullable<AjvOptions['code']>['regExp'] },
+}
+
+let engines: { d4: Ajv; d7: Ajv; d2019: Ajv; d2020: Ajv } | undefined
+function ajvFor(draft: 'd4' | 'd7' | 'd2019' | 'd2020'): Ajv {
+  engines ??= {
+    d4: new AjvDraft04(AJV_OPTIONS) as unknown as Ajv,
+    d7: new Ajv(AJV_OPTIONS),
+    d2019: new Ajv2019(AJV_OPTIONS) as unknown as Ajv,
+    d2020: new Ajv2020(AJV_OPTIONS) as unknown as Ajv,
+  }
+  return engines[draft]
+}
+
+/** Draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`, anywhere in the schema. */
+function usesDraft04Booleans(schema: unknown): boolean {
+  const seen = new Set<object>()
+  const stack: unknown[] = [schema]
+  while (stack.length) {
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue
+    seen.add(node)
+    if (seen.size > 10_000) return false
+    const o = node as Record<string, unknown>
+    if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') return true
+    for (const v of Object.values(o)) if (v !== null && typeof v === 'object') stack.push(v)
+  }
+  return false
+}
+
+function draftOf(schema: Record<string, unknown>): 'd4' | 'd7' | 'd2019' | 'd2020' {
+  const declared = schema.$schema
+  if (typeof declared === 'string') {
+    if (declared.includes('2020-12')) return 'd2020'
+    if (declared.includes('2019-09')) return 'd2019'
+    if (declared.includes('draft-04') || declared.includes('draft-03')) return 'd4'
+    if (declared.includes('draft-07') || declared.includes('draft-06')) return 'd7'
+  }
+  return usesDraft04Booleans(schema) ? 'd4' : 'd7'
+}
+
+function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
+  const draft = draftOf(schema)
+  let s: Record<string, unknown> = schema
+  if (typeof schema.$schema === 'string' && draft === 'd7' && !schema.$schema.includes('draft-07')) {
+    // draft-06 means the same as draft-07 for the keywords tools use; ajv only knows the latter.
+    const { $schema: _drop, ...rest } = schema
+    s = rest
+  }
+  return ajvFor(draft).compile(s)
+}
+
+function describeAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  const parts = (errors ?? []).slice(0, 20).map((e) => {
+    const field =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${String((e.params as { missingProperty?: unknown }).missingProperty)}`
+        : e.keyword === 'additionalProperties'
+          ? `${e.instancePath}/${String((e.params as { additionalProperty?: unknown }).additionalProperty)}`
+          : e.instancePath || '(params)'
+    return `${field}: ${e.message ?? e.keyword}`
+  })
+  return parts.join('; ') || 'does not match the schema'
+}
+
+/** Validates one input (async: zod refinements may be async). */
+export type Validator = (input: unknown) => Promise<Checked>
+
+const ACCEPT_ALL: Validator = async (input) => ({ ok: true, value: input })
+const refuseAll =
+  (why: string): Validator =>
+  async () => ({ ok: false, message: why })
+
+/** A zod schema (v3 or v4): it has its own `safeParse`. */
+function zodValidator(schema: object): Validator {
+  const asyncParse = readField<unknown>(schema, 'safeParseAsync')
+  const syncParse = readField<unknown>(schema, 'safeParse')
+  const parse =
+    asyncParse.ok && typeof asyncParse.value === 'function'
+      ? (asyncParse.value as (v: unknown) => unknown)
+      : syncParse.ok && typeof syncParse.value === 'function'
+        ? (syncParse.value as (v: unknown) => unknown)
+        : undefined
+  if (!parse) return refuseAll('its input schema cannot be read')
+  return async (input) => {
+    let result: unknown
+    try {
+      result = await parse.call(schema, input)
+    } catch (e) {
+      return { ok: false, message: `its input schema threw: ${describeError(e)}` }
+    }
+    const success = readOwn<unknown>(result, 'success')
+    if (success.ok && success.value === true) {
+      const data = readOwn<unknown>(result, 'data')
+      if (!data.ok) return { ok: false, message: 'its input schema gave an unreadable result' }
+      return { ok: true, value: data.value }
+    }
+    return { ok: false, message: zodMessage(readOwn<unknown>(result, 'error')) }
+  }
+}
+
+function zodMessage(err: { ok: boolean; value?: unknown }): string {
+  if (!err.ok) return 'does not match the schema'
+  const issues = readField<unknown>(err.value, 'issues')
+  if (!issues.ok || !Array.isArray(issues.value)) return 'does not match the schema'
+  const parts = issues.value.slice(0, 20).map((i: unknown) => {
+    const path = readOwn<unknown>(i, 'path')
+    const message = readOwn<unknown>(i, 'message')
+    const where = path.ok && Array.isArray(path.value) && path.value.length ? `/${path.value.map((p) => String(p)).join('/')}` : '(params)'
+    return `${where}: ${message.ok && typeof message.value === 'string' ? message.value : 'invalid'}`
+  })
+  return parts.join('; ') || 'does not match the schema'
+}
+
+function jsonSchemaValidator(schema: unknown): Validator {
+  if (schema === true) return ACCEPT_ALL
+  if (schema === false) return refuseAll('its input schema accepts no input')
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    return refuseAll('its input schema is not a JSON Schema')
+  }
+  let validate: ValidateFunction
+  try {
+    validate = compileJsonSchema(schema as Record<string, unknown>)
+  } catch (e) {
+    return refuseAll(`its input schema cannot be compiled: ${describeError(e)}`)
+  }
+  return async (input) => {
+    try {
+      if (validate(input)) return { ok: true, value: input }
+      return { ok: false, message: describeAjvErrors(validate.errors) }
+    } catch (e) {
+      // e.g. a self-referencing $ref walking a cyclic input until the stack runs out
+      return { ok: false, message: `validation failed: ${describeError(e)}` }
+    }
+  }
+}
+
+/** One validator per schema object, for the life of that object. */
+const cache = new WeakMap<object, Validator>()
+
+function cached(key: object, make: () => Validator): Validator {
+  let v = cache.get(key)
+  if (!v) {
+    v = make()
+    cache.set(key, v)
+  }
+  return v
+}
+
+/**
+ * The validator of a tool's input: `inputJSONSchema` (JSON Schema, also `true`/`false`) when the
+ * tool has one, else `inputSchema` (zod when it has `safeParse`, else JSON Schema). A tool with
+ * neither accepts any input; a field that throws or holds something unusable refuses every input.
+ */
+export function validatorOf(tool: object): Validator {
+  const json = readField<unknown>(tool, 'inputJSONSchema')
+  if (!json.ok) return refuseAll(`its inputJSONSchema cannot be read: ${describeError(json.error)}`)
+  if (json.value !== undefined && json.value !== null) {
+    const s = json.value
+    if (typeof s === 'boolean') return jsonSchemaValidator(s)
+    return typeof s === 'object' ? cached(s, () => jsonSchemaValidator(s)) : refuseAll('its inputJSONSchema is not a JSON Schema')
+  }
+  const input = readField<unknown>(tool, 'inputSchema')
+  if (!input.ok) return refuseAll(`its inputSchema cannot be read: ${describeError(input.error)}`)
+  const s = input.value
+  if (s === undefined || s === null) return ACCEPT_ALL
+  if (typeof s === 'boolean') return jsonSchemaValidator(s)
+  if (typeof s !== 'object' && typeof s !== 'function') return refuseAll('its inputSchema is not a schema')
+  return cached(s, () => {
+    const sp = readField<unknown>(s, 'safeParse')
+    if (!sp.ok) return refuseAll(`its inputSchema cannot be read: ${describeError(sp.error)}`)
+    return typeof sp.value === 'function' ? zodValidator(s) : jsonSchemaValidator(s)
+  })
+}
+
+/**
+ * Inputs no schema should have to judge: own `__proto__` / `constructor` / `prototype` keys
+ * anywhere, nesting deeper than `MAX_INPUT_DEPTH` (so recursion here is bounded), cycles, more
+ * than `MAX_INPUT_NODES` values, or keys that cannot be listed (a hostile Proxy).
+ */
+export function checkInputShape(value: unknown): string | undefined {
+  const ancestors = new Set<object>()
+  let nodes = 0
+  const visit = (v: unknown, path: string, depth: number): string | undefined => {
+    if (++nodes > MAX_INPUT_NODES) return `more than ${MAX_INPUT_NODES} values`
+    if (v === null || typeof v !== 'object') return undefined
+    const where = path || '(params)'
+    if (depth > MAX_INPUT_DEPTH) return `nesting deeper than ${MAX_INPUT_DEPTH} at ${where}`
+    if (ancestors.has(v)) return `a cycle at ${where}`
+    let keys: string[]
+    try {
+      keys = Object.keys(v)
+    } catch (e) {
+      return `keys that cannot be read at ${where}: ${describeError(e)}`
+    }
+    ancestors.add(v)
+    try {
+      for (const key of keys) {
+        const at = `${path}/${key}`
+        if (key === '__proto__' || key === 'constructor' || key === 'prototype') return `forbidden key at ${at}`
+        const child = readOwn<unknown>(v, key)
+        if (!child.ok) return `a value that cannot be read at ${at}`
+        const bad = visit(child.value, at, depth + 1)
+        if (bad) return bad
+      }
+    } finally {
+      ancestors.delete(v)
+    }
+    return undefined
+  }
+  return visit(value, '', 0)
+}
+
+/** Shape check, then the tool's schema: the value the target may see, or why not. */
+export async function checkInput(tool: object, input: unknown): Promise<Checked> {
+  const shape = checkInputShape(input)
+  if (shape) return { ok: false, message: shape }
+  const checked = await validatorOf(tool)(input)
+  if (!checked.ok) return checked
+  // A zod transform may build a new value: it must pass the shape check too.
+  if (checked.value !== input) {
+    const after = checkInputShape(checked.value)
+    if (after) return { ok: false, message: `the parsed input has ${after}` }
+  }
+  return checked
+}
