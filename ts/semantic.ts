@@ -24,7 +24,7 @@ export interface FusionOptions {
   method?: 'weighted' | 'rrf'
   /** Weight of the lexical channel, 0..1 (default tuned on the dev split: see FUSION_DEFAULTS). */
   lexicalWeight?: number
-  /** Candidates taken from each channel (default 50). */
+  /** Candidates taken from each channel (default 20). */
   candidates?: number
   /** RRF constant k (default 60). */
   rrfK?: number
@@ -33,8 +33,8 @@ export interface FusionOptions {
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
 export const FUSION_DEFAULTS: Readonly<Required<FusionOptions>> = Object.freeze({
   method: 'weighted',
-  lexicalWeight: 0.3,
-  candidates: 50,
+  lexicalWeight: 0.5,
+  candidates: 20,
   rrfK: 60,
 })
 
