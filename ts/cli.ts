@@ -13,6 +13,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
 import { mergeWeights } from './toolSearch'
+import { runServe } from './gateway/serve'
 
 interface Args {
   command?: string
@@ -170,6 +171,7 @@ function toTools(catalog: CatalogTool[]): ToolLike[] {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'serve') return runServe(argv.slice(1))
   const args = parseArgs(argv)
   if (args.command !== 'search') throw new UsageError(args.command ? `unknown command ${args.command}` : '')
   if (!args.query) throw new UsageError('search needs a query')

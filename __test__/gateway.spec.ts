@@ -1,0 +1,645 @@
+/**
+ * End to end: `tool-index serve` over real MCP servers from npm (server-everything,
+ * server-filesystem, server-memory) and a misbehaving fixture server of our own, driven by the
+ * MCP SDK client over stdio and Streamable HTTP, and by the MCP Inspector's CLI mode.
+ *
+ * The same behaviour suite runs in both transports: list, search (keywords, +required, select:,
+ * discover:), execute (passthrough of content, isError, progress, cancellation), refusals
+ * (unknown, undiscovered, invalid arguments), list_changed, an upstream crash mid-session, a hung
+ * upstream, and a server that hangs at startup.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+
+const ROOT = path.resolve(import.meta.dir, '..')
+const CLI = path.join(ROOT, 'dist', 'cli.js')
+const FLAKY = path.join(ROOT, '__test__', 'fixtures', 'gateway', 'flaky-server.mjs')
+const INSPECTOR = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js')
+
+function binOf(pkg: string): string {
+  const pj = path.join(ROOT, 'node_modules', pkg, 'package.json')
+  const json = JSON.parse(fs.readFileSync(pj, 'utf8')) as { bin: string | Record<string, string> }
+  const bin = typeof json.bin === 'string' ? json.bin : Object.values(json.bin)[0]
+  return path.resolve(path.dirname(pj), bin)
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-index-gateway-'))
+const files = path.join(tmp, 'files')
+fs.mkdirSync(files)
+fs.writeFileSync(path.join(files, 'notes.txt'), 'gateway notes: line one\nline two\n')
+
+interface Cfg {
+  mcpServers: Record<string, unknown>
+  gateway?: Record<string, unknown>
+}
+
+/** The three npm servers, the flaky fixture (echo / late_tool loaded directly), and optionally a server that never initializes. */
+function fullConfig(name: string, stuck: boolean): string {
+  const memFile = path.join(tmp, `${name}-memory.jsonl`)
+  const cfg: Cfg = {
+    mcpServers: {
+      everything: { command: 'node', args: [binOf('@modelcontextprotocol/server-everything'), 'stdio'] },
+      filesystem: { command: 'node', args: [binOf('@modelcontextprotocol/server-filesystem'), files] },
+      memory: { command: 'node', args: [binOf('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: memFile } },
+      flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'late_tool'] },
+      ...(stuck ? { stuck: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'hang-init' } } } : {}),
+    },
+    gateway: {
+      connectTimeoutMs: 8000,
+      callTimeoutMs: 2000,
+      listTimeoutMs: 3000,
+      backoffInitialMs: 1000,
+      backoffMaxMs: 4000,
+      startupWaitMs: 4000,
+    },
+  }
+  const file = path.join(tmp, `${name}.json`)
+  fs.writeFileSync(file, JSON.stringify(cfg, null, 2))
+  return file
+}
+
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true })
+})
+
+type CallResult = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: any }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await sleep(150)
+  }
+}
+
+function textOf(r: CallResult): string {
+  return r.content.map((c) => c.text ?? '').join('\n')
+}
+
+interface Harness {
+  client: Client
+  stderr: () => string
+  listChanged: () => number
+  logs: unknown[]
+}
+
+/** The behaviour suite, run once per transport. */
+function behaviour(mode: string, h: () => Harness) {
+  const call = (name: string, args: Record<string, unknown>) => h().client.callTool({ name, arguments: args }) as Promise<CallResult>
+  const search = (query: string, max?: number) => call('search_tools', max === undefined ? { query } : { query, max_results: max })
+  const exec = (tool_name: string, args?: unknown) => call('execute_tool', args === undefined ? { tool_name } : { tool_name, arguments: args })
+
+  test(`${mode}: startup progress names every server on stderr`, async () => {
+    await h().client.listTools()
+    const log = h().stderr()
+    for (const s of ['everything', 'filesystem', 'memory', 'flaky']) expect(log).toContain(s)
+    expect(log).toMatch(/ready/)
+  }, 30_000)
+
+  test(`${mode}: tools/list has search_tools, execute_tool and the alwaysLoad tool, nothing else`, async () => {
+    const { tools } = await h().client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(['execute_tool', 'mcp__flaky__echo', 'search_tools'])
+    const echo = tools.find((t) => t.name === 'mcp__flaky__echo')!
+    expect((echo.inputSchema as any).properties.text.type).toBe('string')
+  }, 30_000)
+
+  test(`${mode}: an undiscovered tool is refused before search_tools returned it`, async () => {
+    const r = await exec('mcp__memory__read_graph', {})
+    expect(r.isError).toBe(true)
+    expect(r.structuredContent.refused).toBe('not_discovered')
+    expect(textOf(r)).toContain('search_tools')
+  }, 30_000)
+
+  test(`${mode}: keyword search ranks the right upstream tools, with schemas, as text and structuredContent`, async () => {
+    const r = await search('read the contents of a text file', 5)
+    expect(r.isError).toBeFalsy()
+    const names = r.structuredContent.matches.map((m: any) => m.name)
+    expect(names).toContain('mcp__filesystem__read_text_file')
+    const m = r.structuredContent.matches.find((x: any) => x.name === 'mcp__filesystem__read_text_file')
+    expect(m.server).toBe('filesystem')
+    expect(m.tool).toBe('read_text_file')
+    expect(m.inputSchema.required).toContain('path')
+    expect(textOf(r)).toContain('mcp__filesystem__read_text_file')
+    expect(textOf(r)).toContain('execute_tool')
+    expect(r.structuredContent.total_tools).toBeGreaterThan(30)
+  }, 30_000)
+
+  test(`${mode}: +required, select: and discover: work through the gateway`, async () => {
+    const req = await search('+entities create', 5)
+    const names: string[] = req.structuredContent.matches.map((m: any) => m.name)
+    expect(names.length).toBeGreaterThan(0)
+    expect(names[0]).toMatch(/^mcp__memory__/)
+    const sel = await search('select:mcp__memory__read_graph,mcp__filesystem__list_directory')
+    expect(sel.structuredContent.matches.map((m: any) => m.name)).toEqual(['mcp__memory__read_graph', 'mcp__filesystem__list_directory'])
+    const bare = await search('select:read_graph')
+    expect(bare.structuredContent.matches.map((m: any) => m.name)).toEqual(['mcp__memory__read_graph'])
+    const disc = await search('discover:knowledge graph relations', 3)
+    expect(disc.structuredContent.matches.every((m: any) => m.server === 'memory')).toBe(true)
+  }, 30_000)
+
+  test(`${mode}: execute forwards to the owning server and returns its result unchanged`, async () => {
+    await search('select:mcp__filesystem__read_text_file,mcp__everything__echo,mcp__memory__create_entities,mcp__memory__read_graph')
+    const read = await exec('mcp__filesystem__read_text_file', { path: path.join(files, 'notes.txt') })
+    expect(read.isError).toBeFalsy()
+    expect(textOf(read)).toContain('gateway notes: line one')
+    const echo = await exec('mcp__everything__echo', { message: 'hi there' })
+    expect(textOf(echo)).toContain('hi there')
+    const made = await exec('mcp__memory__create_entities', { entities: [{ name: `gw-${mode}`, entityType: 'test', observations: ['made via the gateway'] }] })
+    expect(made.isError).toBeFalsy()
+    const graph = await exec('mcp__memory__read_graph', {})
+    expect(textOf(graph)).toContain(`gw-${mode}`)
+  }, 30_000)
+
+  test(`${mode}: content, structuredContent and isError pass through exactly as a direct call returns them`, async () => {
+    const direct = new Client({ name: 'direct', version: '1' })
+    await direct.connect(new StdioClientTransport({ command: 'node', args: [FLAKY], stderr: 'ignore' }))
+    try {
+      await search('select:mcp__flaky__fail')
+      const viaEcho = await call('mcp__flaky__echo', { text: 'same bytes ✓' })
+      const dirEcho = await direct.callTool({ name: 'echo', arguments: { text: 'same bytes ✓' } })
+      expect(viaEcho).toEqual(dirEcho as any)
+      const viaFail = await exec('mcp__flaky__fail', {})
+      const dirFail = await direct.callTool({ name: 'fail', arguments: {} })
+      expect(viaFail).toEqual(dirFail as any)
+      expect(viaFail.isError).toBe(true)
+    } finally {
+      await direct.close()
+    }
+  }, 30_000)
+
+  test(`${mode}: bad arguments are refused with the schema error and never reach the server`, async () => {
+    const badType = await exec('mcp__filesystem__read_text_file', { path: 42 })
+    expect(badType.isError).toBe(true)
+    expect(badType.structuredContent.refused).toBe('invalid_params')
+    expect(textOf(badType)).toContain('/path')
+    const badShape = await exec('mcp__memory__create_entities', { entities: [{ name: `never-${mode}` }] })
+    expect(badShape.structuredContent.refused).toBe('invalid_params')
+    const graph = await exec('mcp__memory__read_graph', {})
+    expect(textOf(graph)).not.toContain(`never-${mode}`)
+    const notObject = await exec('mcp__memory__read_graph', [1, 2])
+    expect(notObject.isError).toBe(true)
+    const direct = await call('mcp__flaky__echo', { text: 5 })
+    expect(direct.structuredContent.refused).toBe('invalid_params')
+    const noName = await call('execute_tool', {})
+    expect(noName.isError).toBe(true)
+    const badMax = await search('files', 0)
+    expect(badMax.isError).toBe(true)
+  }, 30_000)
+
+  test(`${mode}: an unknown tool is refused with suggestions`, async () => {
+    const r = await exec('mcp__filesystem__read_txt_fil', { path: 'x' })
+    expect(r.isError).toBe(true)
+    expect(r.structuredContent.refused).toBe('not_found')
+    expect(textOf(r)).toContain('not found')
+    await expect(h().client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/)
+  }, 30_000)
+
+  test(`${mode}: progress notifications reach the client; a cancellation reaches the upstream`, async () => {
+    await search('select:mcp__flaky__count_slowly,mcp__flaky__stats')
+    const seen: { progress: number; total?: number; message?: string }[] = []
+    const r = (await h().client.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__flaky__count_slowly', arguments: { to: 3, delay_ms: 20 } } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    })) as CallResult
+    expect(textOf(r)).toBe('counted to 3')
+    expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([
+      [1, 3, 'step 1'],
+      [2, 3, 'step 2'],
+      [3, 3, 'step 3'],
+    ])
+    const before = JSON.parse(textOf(await exec('mcp__flaky__stats', {}))).cancelled
+    const ac = new AbortController()
+    const pending = h().client.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__flaky__count_slowly', arguments: { to: 40, delay_ms: 50 } } }, undefined, {
+      signal: ac.signal,
+      onprogress: () => {},
+    })
+    setTimeout(() => ac.abort('test cancels'), 300)
+    await expect(pending).rejects.toThrow()
+    await until('the upstream to see the cancellation', async () => JSON.parse(textOf(await exec('mcp__flaky__stats', {}))).cancelled === before + 1)
+  }, 30_000)
+
+  test(`${mode}: an upstream's log messages during a call reach the caller, before the result`, async () => {
+    await search('select:mcp__flaky__chatty')
+    const before = h().logs.length
+    const r = await exec('mcp__flaky__chatty', {})
+    expect(textOf(r)).toBe('chatted')
+    expect(h().logs.slice(before)).toEqual([
+      { level: 'info', logger: 'flaky', data: 'chatty: one' },
+      { level: 'info', logger: 'flaky', data: 'chatty: two' },
+    ])
+  }, 30_000)
+
+  test(`${mode}: list_changed updates the index and the client's tool list`, async () => {
+    const before = h().listChanged()
+    await search('select:mcp__flaky__add_tool')
+    const added = await exec('mcp__flaky__add_tool', { name: 'zebra_stripes', description: 'Count the stripes of a zebra in a photo' })
+    expect(added.isError).toBeFalsy()
+    const found = await until('zebra_stripes to be searchable', async () => {
+      const r = await search('zebra stripes', 3)
+      return r.structuredContent.matches.some((m: any) => m.name === 'mcp__flaky__zebra_stripes') && r
+    })
+    expect(found.structuredContent.matches[0].name).toBe('mcp__flaky__zebra_stripes')
+    const ran = await exec('mcp__flaky__zebra_stripes', {})
+    expect(textOf(ran)).toBe('zebra_stripes ran')
+    // late_tool is alwaysLoad: the gateway's own list changes, and it says so.
+    await exec('mcp__flaky__add_tool', { name: 'late_tool', description: 'A tool that arrives late' })
+    await until('tools/list_changed from the gateway', async () => h().listChanged() > before)
+    const { tools } = await h().client.listTools()
+    expect(tools.map((t) => t.name)).toContain('mcp__flaky__late_tool')
+    expect(h().stderr()).toContain('tool list changed')
+  }, 30_000)
+
+  test(`${mode}: an upstream crash mid-session drops its tools, names it unavailable, and it comes back`, async () => {
+    await search('select:mcp__flaky__crash')
+    const r = await exec('mcp__flaky__crash', {})
+    expect(r.isError).toBe(true)
+    expect(textOf(r)).toMatch(/closed the connection/)
+    const s = await search('echo a message', 10)
+    expect(s.structuredContent.matches.some((m: any) => m.server === 'flaky')).toBe(false)
+    expect(s.structuredContent.unavailable_servers.map((u: any) => u.server)).toContain('flaky')
+    expect(textOf(s)).toContain('Unavailable servers')
+    const gone = await exec('mcp__flaky__echo', { text: 'x' })
+    expect(gone.isError).toBe(true)
+    expect(textOf(gone)).toMatch(/flaky/)
+    // The other servers keep working meanwhile.
+    expect(textOf(await exec('mcp__everything__echo', { message: 'still here' }))).toContain('still here')
+    await until('flaky to reconnect', async () => (await search('select:mcp__flaky__echo')).structuredContent.matches.length === 1)
+    expect(textOf((await call('mcp__flaky__echo', { text: 'back' })) as CallResult)).toBe('back')
+  }, 30_000)
+
+  test(`${mode}: a hung upstream hits the call deadline, is pinged, dropped, and reconnected`, async () => {
+    await search('select:mcp__flaky__freeze')
+    const t0 = Date.now()
+    const r = await exec('mcp__flaky__freeze', {})
+    expect(r.isError).toBe(true)
+    expect(textOf(r)).toMatch(/did not answer .* within its deadline/)
+    expect(Date.now() - t0).toBeLessThan(10_000)
+    await until('the hang to be detected', async () => /hung: no answer to ping/.test(h().stderr()), 10_000)
+    await until('flaky to reconnect after the hang', async () => (await search('select:mcp__flaky__echo')).structuredContent.matches.length === 1, 20_000)
+  }, 30_000)
+}
+
+// ------------------------------------------------------------------------------------------------
+
+describe('gateway over stdio (MCP SDK client)', () => {
+  let client: Client
+  let err = ''
+  let changed = 0
+  const logs: unknown[] = []
+  beforeAll(async () => {
+    const config = fullConfig('stdio', true)
+    const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', config], stderr: 'pipe' })
+    transport.stderr?.on('data', (d: Buffer) => (err += d.toString()))
+    client = new Client({ name: 'gateway-test', version: '1' })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed++
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      logs.push(n.params)
+    })
+    await client.connect(transport)
+  }, 60_000)
+  afterAll(async () => {
+    await client?.close()
+  })
+  behaviour('stdio', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
+
+  test('stdio: hostile input gets an error result and the gateway keeps serving', async () => {
+    const huge = (await client.callTool({ name: 'search_tools', arguments: { query: 'x'.repeat(4 * 1024 * 1024 + 1) } })) as CallResult
+    expect(huge.isError).toBe(true)
+    expect(textOf(huge)).toMatch(/limit/)
+    await client.callTool({ name: 'search_tools', arguments: { query: 'select:mcp__memory__read_graph' } })
+    const proto = (await client.callTool({
+      name: 'execute_tool',
+      arguments: JSON.parse('{"tool_name":"mcp__memory__read_graph","arguments":{"__proto__":{"polluted":true}}}'),
+    })) as CallResult
+    expect(proto.isError).toBe(true)
+    expect(proto.structuredContent.refused).toBe('invalid_params')
+    expect(({} as any).polluted).toBeUndefined()
+    const longName = (await client.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__'.repeat(20_000), arguments: {} } })) as CallResult
+    expect(longName.isError).toBe(true)
+    const ok = (await client.callTool({ name: 'search_tools', arguments: { query: 'read a file' } })) as CallResult
+    expect(ok.isError).toBeFalsy()
+  }, 30_000)
+
+  test('stdio: a server that never initializes is named unavailable after its connect deadline', async () => {
+    const r = await until(
+      'stuck to be reported',
+      async () => {
+        const s = (await client.callTool({ name: 'search_tools', arguments: { query: 'anything' } })) as CallResult
+        return s.structuredContent.unavailable_servers.some((u: any) => u.server === 'stuck') && s
+      },
+      20_000,
+    )
+    const stuck = r.structuredContent.unavailable_servers.find((u: any) => u.server === 'stuck')
+    expect(stuck.error).toMatch(/failed to start: did not initialize within 8000 ms/)
+    expect(err).toMatch(/\[stuck\] warn: unavailable/)
+  }, 30_000)
+})
+
+describe('gateway over Streamable HTTP (MCP SDK client, bearer token, JSON logs; Inspector CLI)', () => {
+  const TOKEN = 'test-token-1234'
+  let child: ChildProcess
+  let url = ''
+  let client: Client
+  let err = ''
+  let changed = 0
+  const logs: unknown[] = []
+  beforeAll(async () => {
+    const config = fullConfig('http', false)
+    child = spawn('node', [CLI, 'serve', '--config', config, '--http', '0', '--token', TOKEN, '--json-logs'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()))
+    url = await until('the gateway to listen', async () => {
+      for (const line of err.split('\n')) {
+        if (!line.trim()) continue
+        const o = JSON.parse(line)
+        if (o.event === 'listening') return o.url as string
+      }
+      return undefined
+    })
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    client = new Client({ name: 'gateway-test', version: '1' })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed++
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      logs.push(n.params)
+    })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }))
+  }, 60_000)
+  afterAll(async () => {
+    await client?.close().catch(() => {})
+    child?.kill('SIGTERM')
+    await new Promise((r) => child?.once('exit', r))
+  })
+
+  test('http: requests without the bearer token get 401', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    })
+    expect(res.status).toBe(401)
+    const wrong = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' })
+    expect(wrong.status).toBe(401)
+  })
+
+  test('http: --json-logs writes one JSON object a line, with a ready event per server', async () => {
+    await client.listTools()
+    const events = err
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
+    expect(events.every((e) => typeof e.ts === 'string' && typeof e.event === 'string')).toBe(true)
+    const ready = events.filter((e) => e.event === 'ready').map((e) => e.server)
+    expect(ready.sort()).toEqual(['everything', 'filesystem', 'flaky', 'memory'])
+  })
+
+  behaviour('http', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
+
+  const inspector = (args: string[]) => {
+    const r = spawnSync('node', [INSPECTOR, '--cli', url, '--transport', 'http', '--header', `Authorization: Bearer ${TOKEN}`, ...args], { encoding: 'utf8', timeout: 60_000 })
+    // 0: success; 5: the tool returned isError (the result is still printed)
+    if (r.status !== 0 && r.status !== 5) throw new Error(`inspector exited ${r.status}: ${r.stderr}${r.stdout}`)
+    return JSON.parse(r.stdout)
+  }
+
+  test('http: Inspector CLI lists, searches, calls a direct tool, and is refused for undiscovered / invalid calls', async () => {
+    const list = inspector(['--method', 'tools/list'])
+    expect(list.tools.map((t: any) => t.name)).toContain('search_tools')
+    const s = inspector(['--method', 'tools/call', '--tool-name', 'search_tools', '--tool-arg', 'query=list a directory'])
+    expect(s.structuredContent.matches.map((m: any) => m.name)).toContain('mcp__filesystem__list_directory')
+    const echo = inspector(['--method', 'tools/call', '--tool-name', 'mcp__flaky__echo', '--tool-arg', 'text=from the inspector'])
+    expect(echo.content[0].text).toBe('from the inspector')
+    // Each Inspector run is a new session: nothing is discovered in it.
+    const undiscovered = inspector(['--method', 'tools/call', '--tool-name', 'execute_tool', '--tool-arg', 'tool_name=mcp__memory__read_graph', 'arguments={}'])
+    expect(undiscovered.isError).toBe(true)
+    expect(undiscovered.structuredContent.refused).toBe('not_discovered')
+    const bad = inspector(['--method', 'tools/call', '--tool-name', 'mcp__flaky__echo', '--tool-arg', 'text=5', 'extra=1'])
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent.refused).toBe('invalid_params')
+  }, 60_000)
+})
+
+describe('gateway over stdio (MCP Inspector CLI)', () => {
+  let config = ''
+  beforeAll(() => {
+    const cfg: Cfg = {
+      mcpServers: {
+        memory: { command: 'node', args: [binOf('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: path.join(tmp, 'inspector-memory.jsonl') } },
+        flaky: { command: 'node', args: [FLAKY], alwaysLoad: true, prefix: false },
+      },
+      // One Inspector run is one session, so search-then-execute cannot span runs: let execute run undiscovered tools.
+      gateway: { requireDiscovered: false, connectTimeoutMs: 8000 },
+    }
+    config = path.join(tmp, 'inspector.json')
+    fs.writeFileSync(config, JSON.stringify(cfg))
+  })
+  const inspector = (args: string[]) => {
+    const r = spawnSync('node', [INSPECTOR, '--cli', ...args, '--', 'node', CLI, 'serve', '--config', config], { encoding: 'utf8', timeout: 60_000 })
+    // 0: success; 5: the tool returned isError (the result is still printed)
+    if (r.status !== 0 && r.status !== 5) throw new Error(`inspector exited ${r.status}: ${r.stderr}${r.stdout}`)
+    return JSON.parse(r.stdout)
+  }
+
+  test('stdio: Inspector CLI lists (alwaysLoad server exposed directly), searches, executes, refuses bad arguments', () => {
+    const list = inspector(['--method', 'tools/list'])
+    const names = list.tools.map((t: any) => t.name)
+    expect(names).toContain('search_tools')
+    expect(names).toContain('execute_tool')
+    // alwaysLoad + prefix: false: the fixture's tools are listed under their own names
+    expect(names).toContain('count_slowly')
+    expect(names).not.toContain('mcp__flaky__count_slowly')
+    expect(names.some((n: string) => n.startsWith('mcp__memory__'))).toBe(false)
+    const s = inspector(['--method', 'tools/call', '--tool-name', 'search_tools', '--tool-arg', 'query=create entities in the knowledge graph'])
+    expect(s.structuredContent.matches[0].name).toBe('mcp__memory__create_entities')
+    const ran = inspector(['--method', 'tools/call', '--tool-name', 'execute_tool', '--tool-arg', 'tool_name=mcp__memory__read_graph', 'arguments={}'])
+    expect(ran.isError).toBeFalsy()
+    expect(JSON.parse(ran.content[0].text)).toEqual({ entities: [], relations: [] })
+    const bad = inspector(['--method', 'tools/call', '--tool-name', 'execute_tool', '--tool-arg', 'tool_name=mcp__memory__create_entities', 'arguments={"entities":"nope"}'])
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent.refused).toBe('invalid_params')
+  }, 60_000)
+})
+
+describe('gateway config and command line', () => {
+  // Loaded from dist like the rest of the suite's subject.
+  const cfgMod = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
+
+  test('parses stdio and HTTP servers, expands ${VAR}, normalizes and de-duplicates names', () => {
+    const c = cfgMod.parseConfig(
+      {
+        mcpServers: {
+          'my server': { command: 'node', args: ['${HOME_DIR:-/home}/x.js'], env: { TOKEN: '${SECRET}' } },
+          my_server: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${SECRET}' }, alwaysLoad: ['a'] },
+          old: { type: 'sse', url: 'http://127.0.0.1:9/sse', prefix: false, alwaysLoad: true },
+          off: { command: 'x', disabled: true },
+        },
+        gateway: { callTimeoutMs: 1234, requireDiscovered: false },
+      },
+      '/tmp/c.json',
+      { SECRET: 's3' },
+    )
+    expect(c.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['my_server', 'stdio'],
+      ['my_server_2', 'http'],
+      ['old', 'sse'],
+    ])
+    expect(c.servers[0].args).toEqual(['/home/x.js'])
+    expect(c.servers[0].env).toEqual({ TOKEN: 's3' })
+    expect(c.servers[1].headers).toEqual({ Authorization: 'Bearer s3' })
+    expect(c.servers[1].alwaysLoad).toEqual(['a'])
+    expect(c.servers[2].prefix).toBe(false)
+    expect(c.settings.callTimeoutMs).toBe(1234)
+    expect(c.settings.requireDiscovered).toBe(false)
+    expect(c.settings.connectTimeoutMs).toBe(cfgMod.DEFAULT_SETTINGS.connectTimeoutMs)
+  })
+
+  test('rejects malformed configs with a ConfigError naming the field', () => {
+    const bad: [unknown, RegExp][] = [
+      [null, /mcpServers/],
+      [{ mcpServers: [] }, /mcpServers/],
+      [{ mcpServers: { a: { args: [] } } }, /mcpServers\.a needs "command"/],
+      [{ mcpServers: { a: { command: 'x', args: 'y' } } }, /args must be a list/],
+      [{ mcpServers: { a: { url: 'not a url' } } }, /not a valid URL/],
+      [{ mcpServers: { a: { command: 'x', alwaysLoad: 'yes' } } }, /alwaysLoad/],
+      [{ mcpServers: { a: { command: 'x', env: { K: 1 } } } }, /env\.K must be a string/],
+      [{ mcpServers: {}, gateway: { callTimeout: 5 } }, /gateway\.callTimeout is not a setting/],
+      [{ mcpServers: {}, gateway: { callTimeoutMs: -1 } }, /positive number/],
+    ]
+    for (const [data, re] of bad) {
+      let err: unknown
+      try {
+        cfgMod.parseConfig(data, 'c.json')
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(cfgMod.ConfigError)
+      expect((err as Error).message).toMatch(re)
+      expect((err as { code: string }).code).toBe('E_CONFIG')
+    }
+  })
+
+  test('tool-index serve: usage errors exit 2, config errors exit 1, with a message', () => {
+    const run = (args: string[]) => spawnSync('node', [CLI, 'serve', ...args], { encoding: 'utf8', timeout: 20_000 })
+    const none = run([])
+    expect(none.status).toBe(2)
+    expect(none.stderr).toContain('--config FILE is required')
+    expect(run(['--config', 'x.json', '--http', 'abc']).status).toBe(2)
+    expect(run(['--config', 'x.json', '--token', 't']).stderr).toContain('--host and --token need --http')
+    const missing = run(['--config', path.join(tmp, 'does-not-exist.json')])
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toContain('cannot read config')
+    fs.writeFileSync(path.join(tmp, 'broken.json'), '{"mcpServers": {')
+    expect(run(['--config', path.join(tmp, 'broken.json')]).stderr).toContain('is not valid JSON')
+    const help = run(['--help'])
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain('--json-logs')
+  })
+})
+
+describe('gateway in process (library API)', () => {
+  test('list_changed updates the search index incrementally (one build, then updates)', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const lines: string[] = []
+    const config = gw.parseConfig({ mcpServers: { flaky: { command: 'node', args: [FLAKY] } }, gateway: { connectTimeoutMs: 8000 } }, 'inline')
+    const g = new gw.Gateway({ config, logger: gw.stderrLogger({ json: true, write: (l) => lines.push(l) }) })
+    try {
+      await g.start()
+      const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+      const first = await g.search('echo a message', 3, session)
+      expect(first.matches[0].name).toBe('mcp__flaky__echo')
+      expect(g.cache.stats.builds).toBe(1)
+      await g.search('select:mcp__flaky__add_tool', 1, session)
+      const r = await g.execute('mcp__flaky__add_tool', { name: 'weather_report', description: 'Report the weather for a city' }, session)
+      expect(r.isError).toBeFalsy()
+      await until('weather_report in the index', async () => (await g.search('weather for a city', 3, session)).matches.some((m) => m.name === 'mcp__flaky__weather_report'))
+      expect(g.cache.stats.builds).toBe(1)
+      expect(g.cache.stats.updates).toBeGreaterThanOrEqual(1)
+      const events = lines.map((l) => JSON.parse(l).event)
+      expect(events).toContain('list_changed')
+    } finally {
+      await g.close()
+    }
+  }, 30_000)
+})
+
+describe('gateway HTTP sessions', () => {
+  test('a session idle past sessionIdleMs is closed: its id then gets 404', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
+    const served = await gw.serveHttp(g, { port: 0, log: quiet, sessionIdleMs: 200 })
+    try {
+      await g.start()
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+      const init = await fetch(served.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      })
+      expect(init.status).toBe(200)
+      await init.text()
+      const sid = init.headers.get('mcp-session-id')!
+      expect(sid).toBeTruthy()
+      const ping = () =>
+        fetch(served.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })
+      const live = await ping()
+      expect(live.status).toBe(200)
+      await live.text()
+      // No request for well over sessionIdleMs (a ping would keep it alive), then one request.
+      await sleep(900)
+      const gone = await ping()
+      await gone.text()
+      expect(gone.status).toBe(404)
+    } finally {
+      await served.close()
+      await g.close()
+    }
+  }, 20_000)
+})
+
+describe('gateway with a Streamable HTTP upstream (url + headers)', () => {
+  test('an HTTP upstream with a bearer header is used; a wrong token leaves it unavailable', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const inner = new gw.Gateway({ config: gw.parseConfig({ mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo'] } } }, 'inner'), logger: quiet })
+    const served = await gw.serveHttp(inner, { port: 0, token: 'inner-secret', log: quiet })
+    void inner.start()
+    const outerConfig = gw.parseConfig(
+      {
+        mcpServers: {
+          inner: { url: served.url, headers: { Authorization: 'Bearer inner-secret' } },
+          wrong: { type: 'http', url: served.url, headers: { Authorization: 'Bearer nope' } },
+        },
+        gateway: { connectTimeoutMs: 8000, backoffInitialMs: 5000 },
+      },
+      'outer',
+    )
+    const outer = new gw.Gateway({ config: outerConfig, logger: quiet })
+    try {
+      await outer.start()
+      const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+      const r = await outer.search('select:mcp__inner__mcp__flaky__echo', 1, session)
+      expect(r.matches.map((m) => m.name)).toEqual(['mcp__inner__mcp__flaky__echo'])
+      expect(r.unavailable_servers.map((u) => u.server)).toEqual(['wrong'])
+      expect(r.unavailable_servers[0].error).toMatch(/failed to start/)
+      const out = await outer.execute('mcp__inner__mcp__flaky__echo', { text: 'two hops' }, session)
+      expect(out).toEqual({ content: [{ type: 'text', text: 'two hops' }], structuredContent: { echoed: 'two hops' } })
+    } finally {
+      await outer.close()
+      await served.close()
+      await inner.close()
+    }
+  }, 30_000)
+})

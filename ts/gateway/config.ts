@@ -1,0 +1,180 @@
+/**
+ * The gateway's config: the `mcpServers` file of Claude Desktop / Cursor, plus an optional
+ * `gateway` block of deadlines and back-off settings.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+
+/** One upstream server, as the config file gives it. */
+export interface UpstreamConfig {
+  /** The normalized server name (`[A-Za-z0-9_-]`), used in `mcp__<server>__<tool>`. */
+  name: string
+  /** The key in `mcpServers`, as written. */
+  key: string
+  transport: 'stdio' | 'http' | 'sse'
+  command?: string
+  args?: string[]
+  env?: Record<string, string>
+  cwd?: string
+  url?: string
+  headers?: Record<string, string>
+  /** `true`: every tool of this server is exposed directly; a list: those tools. */
+  alwaysLoad: boolean | string[]
+  /**
+   * `false`: its directly exposed tools keep their upstream names (when no other exposed tool
+   * has that name); by default they are `mcp__<server>__<tool>`.
+   */
+  prefix: boolean
+}
+
+/** Deadlines and back-off, in milliseconds. */
+export interface GatewaySettings {
+  /** Deadline of connect + initialize + the first tools/list. */
+  connectTimeoutMs: number
+  /** Deadline of one upstream tools/call without progress (progress resets it). */
+  callTimeoutMs: number
+  /** Hard deadline of one upstream tools/call, progress or not. */
+  maxCallTimeoutMs: number
+  /** Deadline of tools/list and ping. */
+  listTimeoutMs: number
+  /** First reconnect delay; doubles up to `backoffMaxMs` (with ±20 % jitter). */
+  backoffInitialMs: number
+  backoffMaxMs: number
+  /** How long tools/list and search wait for the first connection round at startup. */
+  startupWaitMs: number
+  /** Refuse execute_tool for tools search_tools has not returned in this session. */
+  requireDiscovered: boolean
+}
+
+/** A parsed config. */
+export interface GatewayConfig {
+  servers: UpstreamConfig[]
+  settings: GatewaySettings
+}
+
+/** The defaults of the `gateway` block. */
+export const DEFAULT_SETTINGS: Readonly<GatewaySettings> = Object.freeze({
+  connectTimeoutMs: 30_000,
+  callTimeoutMs: 60_000,
+  maxCallTimeoutMs: 600_000,
+  listTimeoutMs: 10_000,
+  backoffInitialMs: 500,
+  backoffMaxMs: 30_000,
+  startupWaitMs: 30_000,
+  requireDiscovered: true,
+})
+
+/** A config problem: the message names the file and the field. */
+export class ConfigError extends Error {
+  readonly code = 'E_CONFIG'
+}
+
+/** Claude Code's rule for MCP server names in tool names. */
+export function normalizeServerName(key: string): string {
+  return key.replace(/[^a-zA-Z0-9_-]/g, '_') || '_'
+}
+
+function stringMap(v: unknown, where: string): Record<string, string> | undefined {
+  if (v === undefined) return undefined
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${where} must be an object of strings`)
+  const out: Record<string, string> = {}
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x !== 'string') throw new ConfigError(`${where}.${k} must be a string`)
+    out[k] = x
+  }
+  return out
+}
+
+/** Expand `${VAR}` and `${VAR:-default}` from the environment (Claude Code's rule). */
+function expand(s: string, env: NodeJS.ProcessEnv): string {
+  return s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => env[name] ?? dflt ?? '')
+}
+
+/** Parse a config object (the file's JSON). `file` is used in messages and for relative `cwd`s. */
+export function parseConfig(data: unknown, file = '<config>', env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`${file}: expected a JSON object with "mcpServers"`)
+  const root = data as { mcpServers?: unknown; servers?: unknown; gateway?: unknown }
+  const map = root.mcpServers ?? root.servers
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new ConfigError(`${file}: "mcpServers" must be an object of servers`)
+  const servers: UpstreamConfig[] = []
+  const taken = new Set<string>()
+  for (const [key, raw] of Object.entries(map as Record<string, unknown>)) {
+    const where = `${file}: mcpServers.${key}`
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${where} must be an object`)
+    const s = raw as Record<string, unknown>
+    if (s.disabled === true || s.enabled === false) continue
+    let name = normalizeServerName(key)
+    for (let i = 2; taken.has(name); i++) name = `${normalizeServerName(key)}_${i}`
+    taken.add(name)
+    const type = typeof s.type === 'string' ? s.type : typeof s.transport === 'string' ? s.transport : undefined
+    let alwaysLoad: boolean | string[] = false
+    if (s.alwaysLoad === true) alwaysLoad = true
+    else if (Array.isArray(s.alwaysLoad)) {
+      if (!s.alwaysLoad.every((x) => typeof x === 'string')) throw new ConfigError(`${where}.alwaysLoad must be true or a list of tool names`)
+      alwaysLoad = s.alwaysLoad as string[]
+    } else if (s.alwaysLoad !== undefined && s.alwaysLoad !== false) throw new ConfigError(`${where}.alwaysLoad must be true or a list of tool names`)
+    if (s.prefix !== undefined && typeof s.prefix !== 'boolean') throw new ConfigError(`${where}.prefix must be true or false`)
+    const prefix = s.prefix !== false
+    if (typeof s.url === 'string' || type === 'http' || type === 'streamable-http' || type === 'streamableHttp' || type === 'sse') {
+      if (typeof s.url !== 'string') throw new ConfigError(`${where}.url must be a string`)
+      let url: URL
+      try {
+        url = new URL(expand(s.url, env))
+      } catch {
+        throw new ConfigError(`${where}.url is not a valid URL: ${s.url}`)
+      }
+      const headers = stringMap(s.headers, `${where}.headers`)
+      if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env)
+      servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad, prefix })
+      continue
+    }
+    if (typeof s.command !== 'string' || !s.command) throw new ConfigError(`${where} needs "command" (stdio) or "url" (HTTP)`)
+    if (s.args !== undefined && (!Array.isArray(s.args) || !s.args.every((a) => typeof a === 'string'))) {
+      throw new ConfigError(`${where}.args must be a list of strings`)
+    }
+    const envMap = stringMap(s.env, `${where}.env`)
+    if (envMap) for (const k of Object.keys(envMap)) envMap[k] = expand(envMap[k], env)
+    const cwd = typeof s.cwd === 'string' ? path.resolve(path.dirname(file), expand(s.cwd, env)) : undefined
+    servers.push({
+      name,
+      key,
+      transport: 'stdio',
+      command: expand(s.command, env),
+      args: ((s.args as string[] | undefined) ?? []).map((a) => expand(a, env)),
+      env: envMap,
+      cwd,
+      alwaysLoad,
+      prefix,
+    })
+  }
+  const settings: GatewaySettings = { ...DEFAULT_SETTINGS }
+  if (root.gateway !== undefined) {
+    if (root.gateway === null || typeof root.gateway !== 'object') throw new ConfigError(`${file}: "gateway" must be an object`)
+    for (const [k, v] of Object.entries(root.gateway as Record<string, unknown>)) {
+      if (!(k in DEFAULT_SETTINGS)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
+      const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
+      if (typeof v !== want || (want === 'number' && !(Number.isFinite(v as number) && (v as number) > 0))) {
+        throw new ConfigError(`${file}: gateway.${k} must be a ${want === 'number' ? 'positive number' : want}`)
+      }
+      ;(settings as unknown as Record<string, unknown>)[k] = v
+    }
+  }
+  return { servers, settings }
+}
+
+/** Read and parse a config file. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new ConfigError(`cannot read config ${file}: ${(e as Error).message}`)
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (e) {
+    throw new ConfigError(`config ${file} is not valid JSON: ${(e as Error).message}`)
+  }
+  return parseConfig(data, path.resolve(file), env)
+}

@@ -1,0 +1,471 @@
+/**
+ * The gateway: many upstream MCP servers behind two tools, `search_tools` (the package's
+ * ToolSearch over every upstream tool) and `execute_tool` (the package's ExecuteTool:
+ * discovery check, ajv validation, then the upstream call), plus the `alwaysLoad` tools.
+ */
+import { ToolIndexCache } from '../index'
+import { executeTool } from '../executeTool'
+import { ToolSearchSession, toolSearch } from '../toolSearch'
+import type { Scoring, ToolLike } from '../types'
+import type { GatewayConfig } from './config'
+import { stderrLogger, type Logger } from './log'
+import { loadSdk } from './sdk'
+import { Upstream, UpstreamUnavailableError, type UpstreamTool } from './upstream'
+
+/** The gateway's own tool names. */
+export const SEARCH_TOOL = 'search_tools'
+export const EXECUTE_TOOL = 'execute_tool'
+
+const VERSION = '0.1.0'
+const MAX_RESULTS_CAP = 50
+
+/** A tool of the aggregated list: a ToolLike the package's search and execute take. */
+export interface GatewayTool extends ToolLike {
+  name: string
+  /** The upstream's own name for it. */
+  upstreamName: string
+  server: string
+  description: string
+  inputJSONSchema?: object
+  alwaysLoad: boolean
+  /** The name in the gateway's tools/list (alwaysLoad tools only). */
+  directName?: string
+  source: UpstreamTool
+  checkPermissions: (input: unknown) => Promise<{ behavior: 'allow'; updatedInput: unknown }>
+  call: (input: unknown, ctx: CallContext, canUseTool?: unknown, parent?: unknown, onProgress?: ProgressFn) => Promise<unknown>
+}
+
+type ProgressFn = (p: { progress: number; total?: number; message?: string }) => void
+type LogFn = (params: Record<string, unknown>) => void
+
+interface CallContext {
+  options: { tools: readonly ToolLike[] }
+  signal?: AbortSignal
+  onLog?: LogFn
+  meta?: Record<string, unknown>
+}
+
+/** One search hit, as `search_tools` returns it in `structuredContent.matches`. */
+export interface SearchMatch {
+  name: string
+  server: string
+  tool: string
+  description: string
+  inputSchema?: object
+  /** Exposed directly in tools/list (alwaysLoad): call it by name. */
+  direct?: boolean
+}
+
+/** What `search_tools` returns as `structuredContent`. */
+export interface SearchResult {
+  query: string
+  matches: SearchMatch[]
+  total_tools: number
+  unavailable_servers: { server: string; error: string; retry_in_ms?: number }[]
+  pending_servers?: string[]
+}
+
+/** Options of `Gateway`. */
+export interface GatewayOptions {
+  config: GatewayConfig
+  logger?: Logger
+  /** Ranking: `'enhanced'` (BM25F, the default) or `'compat'`. */
+  scoring?: Scoring
+}
+
+const SEARCH_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: {
+      type: 'string',
+      description:
+        'What you need, in words ("create a github issue"). Syntax: "+word" requires a word; "select:name1,name2" fetches tools by exact name; "discover:words" ranks by words with scores.',
+    },
+    max_results: { type: 'integer', minimum: 1, maximum: MAX_RESULTS_CAP, description: 'How many tools to return (default 5).' },
+  },
+  required: ['query'],
+  additionalProperties: false,
+} as const
+
+const SEARCH_OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string' },
+    matches: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          server: { type: 'string' },
+          tool: { type: 'string' },
+          description: { type: 'string' },
+          inputSchema: { type: 'object' },
+          direct: { type: 'boolean' },
+        },
+        required: ['name', 'server', 'tool', 'description'],
+      },
+    },
+    total_tools: { type: 'integer' },
+    unavailable_servers: { type: 'array', items: { type: 'object' } },
+    pending_servers: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['query', 'matches', 'total_tools', 'unavailable_servers'],
+} as const
+
+const EXECUTE_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    tool_name: { type: 'string', description: 'The tool name exactly as search_tools returned it.' },
+    arguments: { type: 'object', description: "The tool's arguments, matching its input schema.", additionalProperties: true },
+  },
+  required: ['tool_name'],
+  additionalProperties: false,
+} as const
+
+/** Per client session state. */
+export interface GatewaySession {
+  search: ToolSearchSession
+}
+
+function fingerprint(t: UpstreamTool): string {
+  return JSON.stringify([t.description ?? '', t.inputSchema ?? null, t.outputSchema ?? null, t.annotations ?? null, t.title ?? null])
+}
+
+function text(s: string, isError = false): { content: { type: 'text'; text: string }[]; isError?: boolean } {
+  return isError ? { content: [{ type: 'text', text: s }], isError: true } : { content: [{ type: 'text', text: s }] }
+}
+
+/** Many upstream MCP servers behind search_tools / execute_tool. */
+export class Gateway {
+  readonly upstreams: Upstream[]
+  /** The aggregated tools, in config order. */
+  tools: GatewayTool[] = []
+  /** Index updates: full builds and incremental updates of the search index. */
+  readonly cache = new ToolIndexCache()
+  private byName = new Map<string, GatewayTool>()
+  private directByName = new Map<string, GatewayTool>()
+  private prints = new Map<string, string>()
+  private directKey = ''
+  private readonly servers = new Set<any>()
+  private readonly log: Logger
+  private readonly scoring: Scoring
+  private startedAt = 0
+
+  constructor(readonly options: GatewayOptions) {
+    this.log = options.logger ?? stderrLogger()
+    this.scoring = options.scoring ?? 'enhanced'
+    this.upstreams = options.config.servers.map((c) => new Upstream(c, options.config.settings, this.log, { onTools: () => this.rebuild() }))
+  }
+
+  /** Connect to every upstream (in parallel); resolves when each has connected or failed once. */
+  async start(): Promise<void> {
+    loadSdk()
+    this.startedAt = Date.now()
+    this.log.log('info', 'starting', `starting: ${this.upstreams.length} server${this.upstreams.length === 1 ? '' : 's'} (${this.upstreams.map((u) => u.name).join(', ')})`, {
+      servers: this.upstreams.map((u) => u.name),
+    })
+    for (const u of this.upstreams) u.start()
+    await this.ready()
+    const ok = this.upstreams.filter((u) => u.state === 'ready').length
+    this.log.log('info', 'started', `${ok}/${this.upstreams.length} servers ready, ${this.tools.length} tools indexed in ${Date.now() - this.startedAt} ms`, {
+      ready: ok,
+      servers: this.upstreams.length,
+      tools: this.tools.length,
+      ms: Date.now() - this.startedAt,
+    })
+  }
+
+  /** The first connection round has settled. */
+  ready(): Promise<void> {
+    return Promise.all(this.upstreams.map((u) => u.settled())).then(() => undefined)
+  }
+
+  private async waitStartup(): Promise<void> {
+    const wait = this.options.config.settings.startupWaitMs
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.ready(), new Promise<void>((r) => (timer = setTimeout(r, wait)))])
+    clearTimeout(timer)
+  }
+
+  /** Rebuild the aggregated list after an upstream's tools changed. */
+  private rebuild(): void {
+    const counts = new Map<string, number>()
+    for (const u of this.upstreams) for (const t of u.tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
+    const tools: GatewayTool[] = []
+    const byName = new Map<string, GatewayTool>()
+    const prints = new Map<string, string>()
+    let changedInPlace = false
+    for (const u of this.upstreams) {
+      const always = u.config.alwaysLoad
+      for (const t of u.tools) {
+        if (typeof t?.name !== 'string') continue
+        const name = `mcp__${u.name}__${t.name}`
+        if (byName.has(name)) continue
+        const fp = fingerprint(t)
+        const before = this.prints.get(name)
+        if (before !== undefined && before !== fp) changedInPlace = true
+        prints.set(name, fp)
+        const tool: GatewayTool = {
+          name,
+          upstreamName: t.name,
+          server: u.name,
+          isMcp: true,
+          description: typeof t.description === 'string' ? t.description : '',
+          inputJSONSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : undefined,
+          alwaysLoad: always === true || (Array.isArray(always) && always.includes(t.name)),
+          aliases: counts.get(t.name) === 1 ? [t.name] : undefined,
+          source: t,
+          // The MCP client is the permission authority: it approved the execute_tool call itself.
+          checkPermissions: async (input: unknown) => ({ behavior: 'allow', updatedInput: input }),
+          call: (input, ctx, _c, _p, onProgress) => this.forward(u, t.name, input, ctx, onProgress),
+        }
+        tools.push(tool)
+        byName.set(name, tool)
+      }
+    }
+    // Names in the gateway's own tools/list: mcp__server__tool, or the upstream name for `prefix: false` servers when free.
+    const directByName = new Map<string, GatewayTool>()
+    const direct = tools.filter((t) => t.alwaysLoad)
+    const bareCounts = new Map<string, number>()
+    for (const t of direct) bareCounts.set(t.upstreamName, (bareCounts.get(t.upstreamName) ?? 0) + 1)
+    for (const t of direct) {
+      const up = this.upstreams.find((u) => u.name === t.server)
+      const bare = up?.config.prefix === false && bareCounts.get(t.upstreamName) === 1 && t.upstreamName !== SEARCH_TOOL && t.upstreamName !== EXECUTE_TOOL && !byName.has(t.upstreamName)
+      t.directName = bare ? t.upstreamName : t.name
+      directByName.set(t.directName, t)
+    }
+    this.directByName = directByName
+    // The index cache follows tool names; a tool whose text changed under the same name needs a rebuild.
+    if (changedInPlace) this.cache.clear()
+    this.tools = tools
+    this.byName = byName
+    this.prints = prints
+    const directKey = tools
+      .filter((t) => t.alwaysLoad)
+      .map((t) => `${t.directName}\u0000${prints.get(t.name)}`)
+      .join('\u0001')
+    if (directKey !== this.directKey) {
+      this.directKey = directKey
+      for (const s of this.servers) void Promise.resolve().then(() => s.sendToolListChanged()).catch(() => {})
+    }
+  }
+
+  private async forward(u: Upstream, tool: string, input: unknown, ctx: CallContext, onProgress?: ProgressFn): Promise<unknown> {
+    try {
+      return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta })
+    } catch (e) {
+      if (e instanceof UpstreamUnavailableError) return text(`${e.message}`, true)
+      throw e
+    }
+  }
+
+  /** Servers not ready now, with why. */
+  unavailable(): SearchResult['unavailable_servers'] {
+    const now = Date.now()
+    return this.upstreams
+      .filter((u) => u.state === 'unavailable')
+      .map((u) => ({ server: u.name, error: u.lastError ?? 'unavailable', ...(u.retryAt ? { retry_in_ms: Math.max(0, u.retryAt - now) } : {}) }))
+  }
+
+  /** Run a search (the package's ToolSearch) and record the matches in the session. */
+  async search(query: string, maxResults: number, session: GatewaySession): Promise<SearchResult> {
+    await this.waitStartup()
+    const pending = this.upstreams.filter((u) => u.state === 'connecting' && u.connects === 0).map((u) => u.name)
+    const out = await toolSearch(
+      { query, max_results: maxResults },
+      { tools: this.tools, coreTools: [], scoring: this.scoring, session: session.search, cache: this.cache, pendingMcpServers: pending },
+    )
+    const matches: SearchMatch[] = []
+    for (const name of out.matches) {
+      const t = this.byName.get(name)
+      if (!t) continue
+      matches.push({
+        name,
+        server: t.server,
+        tool: t.upstreamName,
+        description: t.description,
+        ...(t.inputJSONSchema ? { inputSchema: t.inputJSONSchema } : {}),
+        ...(t.alwaysLoad ? { direct: true } : {}),
+      })
+    }
+    const res: SearchResult = { query, matches, total_tools: this.tools.length, unavailable_servers: this.unavailable() }
+    if (pending.length) res.pending_servers = pending
+    return res
+  }
+
+  /** Render a search result as text for the model. */
+  static formatSearch(r: SearchResult): string {
+    const lines: string[] = []
+    if (r.matches.length === 0) lines.push(`No tools match "${r.query}" (${r.total_tools} tools indexed).`)
+    else {
+      lines.push(`Found ${r.matches.length} tool${r.matches.length === 1 ? '' : 's'}:`)
+      r.matches.forEach((m, i) => {
+        lines.push(`\n${i + 1}. ${m.name} (server: ${m.server}${m.direct ? ', loaded: call it directly' : ''})`)
+        if (m.description) lines.push(`   ${m.description.replace(/\n/g, '\n   ')}`)
+        lines.push(`   Input schema: ${m.inputSchema ? JSON.stringify(m.inputSchema) : '(none)'}`)
+      })
+      lines.push(`\nTo run one, call ${EXECUTE_TOOL} with {"tool_name": "<name>", "arguments": {...}}.`)
+    }
+    if (r.pending_servers?.length) lines.push(`Still connecting (their tools are not searchable yet): ${r.pending_servers.join(', ')}.`)
+    if (r.unavailable_servers.length) {
+      lines.push(
+        `Unavailable servers (their tools are not searchable now): ${r.unavailable_servers
+          .map((u) => `${u.server} (${u.error}${u.retry_in_ms !== undefined ? `; retrying in ${Math.ceil(u.retry_in_ms / 1000)} s` : ''})`)
+          .join('; ')}.`,
+      )
+    }
+    return lines.join('\n')
+  }
+
+  /**
+   * Run `tool_name` with `args` through the package's ExecuteTool (discovery check, schema
+   * validation), forwarding to the owning upstream; refusals come back as `isError` results.
+   */
+  async execute(
+    toolName: unknown,
+    args: unknown,
+    session: GatewaySession,
+    extra: { signal?: AbortSignal; onProgress?: ProgressFn; onLog?: LogFn; meta?: Record<string, unknown> } = {},
+  ): Promise<Record<string, unknown>> {
+    await this.waitStartup()
+    if (typeof toolName !== 'string' || !toolName) return text(`${EXECUTE_TOOL} needs "tool_name": a tool name from ${SEARCH_TOOL}.`, true)
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+      return text(`Invalid arguments for "${toolName}": "arguments" must be an object.`, true)
+    }
+    if (!this.byName.has(toolName) && !this.tools.some((t) => t.aliases?.includes(toolName))) {
+      const m = /^mcp__(.+?)__/.exec(toolName)
+      const down = m ? this.upstreams.find((u) => u.name === m[1] && u.state !== 'ready') : undefined
+      if (down) {
+        const why = down.state === 'connecting' ? 'is connecting' : `is unavailable (${down.lastError ?? 'down'})`
+        return {
+          ...text(`Tool "${toolName}" cannot run now: server "${down.name}" ${why}. Its tools come back when it reconnects.`, true),
+          structuredContent: { refused: 'unavailable', tool_name: toolName, server: down.name },
+        }
+      }
+    }
+    const out = await executeTool(
+      { tool_name: toolName, params: args ?? {} },
+      { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta },
+      undefined,
+      undefined,
+      extra.onProgress,
+      {
+        requireDiscovered: this.options.config.settings.requireDiscovered,
+        session: session.search,
+        coreTools: [],
+        names: { search: SEARCH_TOOL, execute: EXECUTE_TOOL },
+      },
+    )
+    if (out.refused) {
+      const message = out.message ?? 'refused'
+      return {
+        ...text(message, true),
+        structuredContent: { refused: out.refused, tool_name: out.tool_name, message, ...(out.suggestions?.length ? { suggestions: out.suggestions } : {}) },
+      }
+    }
+    return out.result as Record<string, unknown>
+  }
+
+  /** A new MCP server (one per client session) over this gateway. */
+  createServer(): any {
+    const sdk = loadSdk()
+    const T = sdk.types
+    const server = new sdk.Server(
+      { name: 'tool-index-gateway', version: VERSION },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions: `This server fronts ${this.upstreams.length} MCP servers (${this.upstreams.map((u) => u.name).join(', ')}). Call ${SEARCH_TOOL} to find a tool, then ${EXECUTE_TOOL} to run it.`,
+      },
+    )
+    const session: GatewaySession = { search: new ToolSearchSession() }
+    this.servers.add(server)
+    server.onclose = () => this.servers.delete(server)
+    // The gateway logs to stderr; it accepts a client's level so logging/setLevel succeeds.
+    server.setRequestHandler(T.SetLevelRequestSchema, async () => ({}))
+    server.setRequestHandler(T.ListToolsRequestSchema, async () => {
+      await this.waitStartup()
+      const direct = this.tools
+        .filter((t) => t.alwaysLoad)
+        .map((t) => {
+          const { name: _n, ...rest } = t.source
+          return { ...rest, name: t.directName ?? t.name, inputSchema: t.source.inputSchema ?? { type: 'object' } }
+        })
+      return {
+        tools: [
+          {
+            name: SEARCH_TOOL,
+            title: 'Search tools',
+            description: `Search the tools of every connected MCP server (${this.upstreams.map((u) => u.name).join(', ')}) and get their names, descriptions and input schemas. Call this before ${EXECUTE_TOOL}.`,
+            inputSchema: SEARCH_INPUT_SCHEMA,
+            outputSchema: SEARCH_OUTPUT_SCHEMA,
+            annotations: { readOnlyHint: true, openWorldHint: false },
+          },
+          {
+            name: EXECUTE_TOOL,
+            title: 'Execute a tool',
+            description: `Run a tool that ${SEARCH_TOOL} returned: its arguments are checked against the tool's input schema, then it runs on its own server and its result is returned as is.`,
+            inputSchema: EXECUTE_INPUT_SCHEMA,
+          },
+          ...direct,
+        ],
+      }
+    })
+    server.setRequestHandler(T.CallToolRequestSchema, async (req: any, extra: any) => {
+      const name = req.params.name as string
+      const args = req.params.arguments as Record<string, unknown> | undefined
+      const { progressToken, ...meta } = (req.params._meta ?? {}) as Record<string, unknown>
+      // Progress goes out in order, and before the result.
+      let sent: Promise<unknown> = Promise.resolve()
+      const onProgress: ProgressFn | undefined =
+        progressToken === undefined
+          ? undefined
+          : (p) => {
+              sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } })).catch(() => {})
+            }
+      // The upstream's log messages during the call go to this caller, in order with its progress.
+      const onLog: LogFn = (params) => {
+        sent = sent.then(() => extra.sendNotification({ method: 'notifications/message', params })).catch(() => {})
+      }
+      const fwd = { signal: extra.signal as AbortSignal, onProgress, onLog, meta }
+      if (name === SEARCH_TOOL) {
+        const query = args?.query
+        const max = args?.max_results ?? 5
+        if (typeof query !== 'string') return text(`${SEARCH_TOOL} needs "query": a string.`, true)
+        if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_RESULTS_CAP) {
+          return text(`${SEARCH_TOOL}: "max_results" must be a whole number from 1 to ${MAX_RESULTS_CAP}.`, true)
+        }
+        try {
+          const r = await this.search(query, max, session)
+          return { content: [{ type: 'text', text: Gateway.formatSearch(r) }], structuredContent: r }
+        } catch (e) {
+          return text(`${SEARCH_TOOL} failed: ${(e as Error)?.message ?? e}`, true)
+        }
+      }
+      if (name === EXECUTE_TOOL) {
+        const r = await this.execute(args?.tool_name, args?.arguments, session, fwd)
+        await sent
+        return r
+      }
+      const t = this.directByName.get(name)
+      if (t) {
+        const r = await this.execute(t.name, args, session, fwd)
+        await sent
+        return r
+      }
+      throw Object.assign(new Error(`Unknown tool: ${name}. Use ${SEARCH_TOOL} and ${EXECUTE_TOOL}.`), { code: T.ErrorCode.InvalidParams })
+    })
+    return server
+  }
+
+  /** SIGKILL every upstream process still running (synchronous: safe in an `exit` handler). */
+  killAll(): void {
+    for (const u of this.upstreams) u.killAll()
+  }
+
+  /** Close every upstream and every client session. */
+  async close(): Promise<void> {
+    await Promise.all([...this.servers].map((s) => s.close().catch(() => {})))
+    await Promise.all(this.upstreams.map((u) => u.close()))
+  }
+}

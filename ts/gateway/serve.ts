@@ -1,0 +1,236 @@
+/**
+ * `tool-index serve --config FILE [--http PORT] [--host H] [--token T] [--json-logs]`: the
+ * gateway over stdio (default) or Streamable HTTP.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto'
+import * as http from 'node:http'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from './config'
+import { Gateway } from './gateway'
+import { stderrLogger, type Logger } from './log'
+import { loadSdk } from './sdk'
+
+/** Usage text of `tool-index serve`. */
+export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] [--host HOST] [--token TOKEN] [--json-logs] [--verbose]
+
+  --config FILE   an mcpServers config (Claude Desktop / Cursor format)
+  --http PORT     serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 = any free port)
+  --host HOST     the address to bind with --http (default 127.0.0.1)
+  --token TOKEN   require "Authorization: Bearer TOKEN" (default: env TOOL_INDEX_GATEWAY_TOKEN)
+  --scoring MODE  enhanced (default) or compat
+  --json-logs     log one JSON object a line on stderr
+  --verbose       also log upstream servers' stderr`
+
+/** A running HTTP gateway. */
+export interface HttpGateway {
+  gateway: Gateway
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '')
+  if (!m) return false
+  const a = Buffer.from(m[1].trim())
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Serve a gateway over Streamable HTTP (stateful sessions, one MCP server per session). */
+export async function serveHttp(
+  gateway: Gateway,
+  opts: {
+    port: number
+    host?: string
+    token?: string
+    log: Logger
+    /** A session with no request open for this long is closed (default 30 min). */
+    sessionIdleMs?: number
+  },
+): Promise<HttpGateway> {
+  const sdk = loadSdk()
+  const host = opts.host ?? '127.0.0.1'
+  const sessions = new Map<string, { transport: any; server: any; open: number; lastSeen: number }>()
+  const idleMs = opts.sessionIdleMs ?? 30 * 60_000
+  const sweep = setInterval(
+    () => {
+      const now = Date.now()
+      for (const [id, s] of sessions) {
+        if (s.open === 0 && now - s.lastSeen > idleMs) {
+          sessions.delete(id)
+          opts.log.log('debug', 'session', `HTTP session ${id} closed after ${idleMs} ms idle`, { session: id })
+          void s.transport.close().catch(() => {})
+        }
+      }
+    },
+    Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))),
+  )
+  sweep.unref()
+  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1'
+  let port = opts.port
+  const httpServer = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      if (url.pathname !== '/mcp') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the MCP endpoint is /mcp\n')
+        return
+      }
+      if (opts.token && !tokenMatches(req.headers.authorization, opts.token)) {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: a bearer token is required' }, id: null }))
+        return
+      }
+      const sid = req.headers['mcp-session-id']
+      const existing = typeof sid === 'string' ? sessions.get(sid) : undefined
+      if (existing) {
+        existing.open++
+        existing.lastSeen = Date.now()
+        res.once('close', () => {
+          existing.open--
+          existing.lastSeen = Date.now()
+        })
+        await existing.transport.handleRequest(req, res)
+        return
+      }
+      if (typeof sid === 'string') {
+        res.writeHead(404, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
+        return
+      }
+      const transport = new sdk.StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableDnsRebindingProtection: loopback,
+        allowedHosts: loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined,
+        onsessioninitialized: (id: string) => {
+          sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() })
+          opts.log.log('debug', 'session', `HTTP session ${id} opened`, { session: id })
+        },
+      })
+      const server = gateway.createServer()
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId)
+        void server.close().catch(() => {})
+      }
+      await server.connect(transport)
+      await transport.handleRequest(req, res)
+      if (!transport.sessionId) await server.close().catch(() => {})
+    })().catch((e) => {
+      opts.log.log('error', 'http_error', `HTTP request failed: ${(e as Error)?.message ?? e}`)
+      if (!res.headersSent) res.writeHead(500).end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject)
+    httpServer.listen(opts.port, host, () => resolve())
+  })
+  port = (httpServer.address() as { port: number }).port
+  const shown = host.includes(':') ? `[${host}]` : host
+  const url = `http://${shown}:${port}/mcp`
+  opts.log.log('info', 'listening', `listening on ${url}${opts.token ? ' (bearer token required)' : ''}`, { url, port })
+  return {
+    gateway,
+    url,
+    port,
+    close: async () => {
+      clearInterval(sweep)
+      for (const { transport } of sessions.values()) await transport.close().catch(() => {})
+      await new Promise<void>((r) => httpServer.close(() => r()))
+      httpServer.closeAllConnections?.()
+    },
+  }
+}
+
+/**
+ * The `serve` subcommand: resolves with the exit code once the gateway stops (stdin closes in
+ * stdio mode; SIGINT / SIGTERM in both).
+ */
+export async function runServe(argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string', short: 'c' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        scoring: { type: 'string' },
+        'json-logs': { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: false,
+    }).values
+  } catch (e) {
+    process.stderr.write(`tool-index serve: ${(e as Error).message}\n${SERVE_USAGE}\n`)
+    return 2
+  }
+  if (values.help) {
+    process.stdout.write(`${SERVE_USAGE}\n`)
+    return 0
+  }
+  const fail = (msg: string, code = 2) => {
+    process.stderr.write(`tool-index serve: ${msg}\n${code === 2 ? `${SERVE_USAGE}\n` : ''}`)
+    return code
+  }
+  if (typeof values.config !== 'string') return fail('--config FILE is required')
+  const scoring = values.scoring ?? 'enhanced'
+  if (scoring !== 'enhanced' && scoring !== 'compat') return fail('--scoring takes enhanced or compat')
+  let port: number | undefined
+  if (values.http !== undefined) {
+    port = Number(values.http)
+    if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--http takes a port number (0-65535)')
+  } else if (values.host !== undefined || values.token !== undefined) return fail('--host and --token need --http')
+  const log = stderrLogger({ json: values['json-logs'] === true, level: values.verbose ? 'debug' : 'info' })
+  let config
+  try {
+    config = loadConfig(values.config)
+  } catch (e) {
+    if (e instanceof ConfigError) return fail(e.message, 1)
+    throw e
+  }
+  try {
+    loadSdk()
+  } catch (e) {
+    return fail((e as Error).message, 1)
+  }
+  const gateway = new Gateway({ config, logger: log, scoring })
+  const token = typeof values.token === 'string' ? values.token : process.env.TOOL_INDEX_GATEWAY_TOKEN || undefined
+  let stop!: (code: number) => void
+  const stopped = new Promise<number>((r) => (stop = r))
+  let closing = false
+  const shutdown = async (code: number, why: string) => {
+    if (closing) return
+    closing = true
+    log.log('info', 'stopping', `stopping (${why})`)
+    await Promise.race([closeAll(), new Promise((r) => setTimeout(r, 5000).unref())])
+    stop(code)
+  }
+  let closeAll = () => gateway.close()
+  process.once('exit', () => gateway.killAll())
+  process.once('SIGINT', () => void shutdown(0, 'SIGINT'))
+  process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'))
+  if (port !== undefined) {
+    let served: HttpGateway
+    try {
+      served = await serveHttp(gateway, { port, host: values.host as string | undefined, token, log })
+    } catch (e) {
+      return fail(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(e as Error).message}`, 1)
+    }
+    closeAll = async () => {
+      await served.close()
+      await gateway.close()
+    }
+    void gateway.start()
+  } else {
+    const sdk = loadSdk()
+    const server = gateway.createServer()
+    const transport = new sdk.StdioServerTransport()
+    transport.onclose = () => void shutdown(0, 'stdin closed')
+    process.stdin.once('end', () => void shutdown(0, 'stdin closed'))
+    void gateway.start()
+    await server.connect(transport)
+  }
+  return stopped
+}

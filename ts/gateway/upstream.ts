@@ -1,0 +1,318 @@
+/**
+ * One upstream MCP server: connects with the SDK client, keeps its tool list, follows
+ * `notifications/tools/list_changed`, notices crashes and hangs, and reconnects with a
+ * bounded exponential back-off. Every request it sends has a deadline.
+ */
+import type { GatewaySettings, UpstreamConfig } from './config'
+import type { Logger } from './log'
+import { loadSdk } from './sdk'
+
+/** A tool as an upstream lists it. */
+export interface UpstreamTool {
+  name: string
+  description?: string
+  inputSchema?: Record<string, unknown>
+  outputSchema?: Record<string, unknown>
+  annotations?: Record<string, unknown>
+  title?: string
+  [key: string]: unknown
+}
+
+/** Connection states. */
+export type UpstreamState = 'connecting' | 'ready' | 'unavailable' | 'closed'
+
+/** What an upstream reports to the gateway. */
+export interface UpstreamEvents {
+  /** The tool list changed (connected, list_changed, dropped). */
+  onTools(up: Upstream): void
+}
+
+/** Why a request to an upstream failed without an answer from it. */
+export class UpstreamUnavailableError extends Error {
+  readonly code = 'E_UPSTREAM_UNAVAILABLE'
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new UpstreamUnavailableError(message)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}
+
+const VERSION = '0.1.0'
+
+/** One upstream server and its connection. */
+export class Upstream {
+  state: UpstreamState = 'connecting'
+  tools: UpstreamTool[] = []
+  /** The last failure, while unavailable. */
+  lastError: string | undefined
+  /** When the next reconnect is due (ms since epoch), while unavailable. */
+  retryAt: number | undefined
+  /** How many times it connected. */
+  connects = 0
+  private client: any
+  private transport: any
+  /** stdio transports whose process may still run (killed on exit). */
+  private readonly live = new Set<any>()
+  private attempt = 0
+  private timer: NodeJS.Timeout | undefined
+  private generation = 0
+  /** Log listeners of the calls in flight (an upstream's log messages are not tied to a request). */
+  private readonly logListeners = new Set<(params: Record<string, unknown>) => void>()
+  private firstRound: Promise<void>
+  private settleFirst!: () => void
+
+  constructor(
+    readonly config: UpstreamConfig,
+    private readonly settings: GatewaySettings,
+    private readonly log: Logger,
+    private readonly events: UpstreamEvents,
+  ) {
+    this.firstRound = new Promise((r) => (this.settleFirst = r))
+  }
+
+  /** The server name used in `mcp__<server>__<tool>`. */
+  get name(): string {
+    return this.config.name
+  }
+
+  /** Resolves once the first connection attempt has succeeded or failed. */
+  settled(): Promise<void> {
+    return this.firstRound
+  }
+
+  /** Start connecting (and keep reconnecting until `close`). */
+  start(): void {
+    void this.connect()
+  }
+
+  private describe(): string {
+    const c = this.config
+    return c.transport === 'stdio' ? `stdio: ${[c.command, ...(c.args ?? [])].join(' ')}` : `${c.transport}: ${c.url}`
+  }
+
+  private async connect(): Promise<void> {
+    if (this.state === 'closed') return
+    const gen = ++this.generation
+    this.state = 'connecting'
+    const sdk = loadSdk()
+    const c = this.config
+    const t0 = Date.now()
+    this.log.log('info', 'connecting', `connecting (${this.describe()})${this.attempt ? `, attempt ${this.attempt + 1}` : ''}`, { server: this.name, attempt: this.attempt + 1 })
+    let transport: any
+    if (c.transport === 'stdio') {
+      transport = new sdk.StdioClientTransport({
+        command: c.command,
+        args: c.args,
+        env: { ...sdk.getDefaultEnvironment(), ...(c.env ?? {}) },
+        cwd: c.cwd,
+        stderr: 'pipe',
+      })
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n')) {
+          if (line.trim()) this.log.log('debug', 'upstream_stderr', line, { server: this.name })
+        }
+      })
+    } else {
+      const init = c.headers ? { requestInit: { headers: c.headers } } : {}
+      transport = c.transport === 'sse' ? new sdk.SSEClientTransport(new URL(c.url!), init) : new sdk.StreamableHTTPClientTransport(new URL(c.url!), init)
+    }
+    const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
+    client.onerror = (e: Error) => this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
+    client.setNotificationHandler(sdk.types.LoggingMessageNotificationSchema, (n: { params: Record<string, unknown> }) => {
+      if (gen !== this.generation) return
+      if (this.logListeners.size === 0) {
+        this.log.log('debug', 'upstream_log', typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data), { server: this.name, level: n.params.level })
+      }
+      for (const l of this.logListeners) l(n.params)
+    })
+    client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
+      if (gen === this.generation) void this.refresh(gen)
+    })
+    this.client = client
+    this.transport = transport
+    if (c.transport === 'stdio') this.live.add(transport)
+    try {
+      await withDeadline(client.connect(transport, { timeout: this.settings.connectTimeoutMs }), this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
+      if (gen !== this.generation) return
+      // Set after connect: a failed connect closes the transport, and its own error is the better message.
+      client.onclose = () => this.down(gen, 'the connection closed')
+      const tools = await this.listAll(client)
+      if (gen !== this.generation) return
+      this.tools = tools
+      this.state = 'ready'
+      this.lastError = undefined
+      this.retryAt = undefined
+      this.attempt = 0
+      this.connects++
+      const info = client.getServerVersion?.() as { name?: string; version?: string } | undefined
+      this.log.log('info', 'ready', `ready: ${tools.length} tools in ${Date.now() - t0} ms${info?.name ? ` (${info.name} ${info.version ?? ''})`.trimEnd() : ''}`, {
+        server: this.name,
+        tools: tools.length,
+        ms: Date.now() - t0,
+      })
+      this.events.onTools(this)
+    } catch (e) {
+      this.down(gen, `failed to start: ${(e as Error)?.message ?? e}`, true)
+    } finally {
+      this.settleFirst()
+    }
+  }
+
+  private async listAll(client: any): Promise<UpstreamTool[]> {
+    const out: UpstreamTool[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < 100; page++) {
+      const res = await withDeadline(
+        client.listTools(cursor ? { cursor } : {}, { timeout: this.settings.listTimeoutMs }),
+        this.settings.listTimeoutMs,
+        `tools/list did not answer within ${this.settings.listTimeoutMs} ms`,
+      ) as { tools: UpstreamTool[]; nextCursor?: string }
+      out.push(...res.tools)
+      cursor = res.nextCursor
+      if (!cursor) break
+    }
+    return out
+  }
+
+  /** Re-list after `notifications/tools/list_changed`. */
+  private async refresh(gen: number): Promise<void> {
+    try {
+      const tools = await this.listAll(this.client)
+      if (gen !== this.generation || this.state !== 'ready') return
+      this.tools = tools
+      this.log.log('info', 'list_changed', `tool list changed: ${tools.length} tools`, { server: this.name, tools: tools.length })
+      this.events.onTools(this)
+    } catch (e) {
+      if (gen === this.generation) this.down(gen, `tools/list after list_changed failed: ${(e as Error)?.message ?? e}`)
+    }
+  }
+
+  /** Mark unavailable, drop the tools, close the connection, schedule a reconnect. */
+  private down(gen: number, why: string, kill = false): void {
+    if (gen !== this.generation || this.state === 'closed' || this.state === 'unavailable') return
+    this.generation++
+    const hadTools = this.tools.length > 0
+    this.tools = []
+    this.state = 'unavailable'
+    this.lastError = why
+    const client = this.client
+    const transport = this.transport
+    this.client = undefined
+    this.transport = undefined
+    if (kill) this.killTransport(transport)
+    if (client) {
+      client.onclose = undefined
+      void client.close().catch(() => {}).finally(() => this.live.delete(transport))
+    }
+    const base = Math.min(this.settings.backoffMaxMs, this.settings.backoffInitialMs * 2 ** Math.min(this.attempt, 30))
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4))
+    this.attempt++
+    this.retryAt = Date.now() + delay
+    this.log.log('warn', 'unavailable', `unavailable (${why}); tools dropped, reconnecting in ${delay} ms`, { server: this.name, error: why, retryInMs: delay })
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.state = 'connecting'
+      void this.connect()
+    }, delay)
+    this.timer.unref?.()
+    if (hadTools) this.events.onTools(this)
+  }
+
+  /**
+   * Call a tool. Resolves with the upstream's result unchanged; rejects with the upstream's
+   * JSON-RPC error, or an `UpstreamUnavailableError` (not connected, deadline passed: then the
+   * server is pinged and, if silent, treated as hung).
+   */
+  async callTool(
+    name: string,
+    args: unknown,
+    opts: {
+      signal?: AbortSignal
+      onprogress?: (p: { progress: number; total?: number; message?: string }) => void
+      /** Receives the upstream's `notifications/message` params while the call runs. */
+      onlog?: (params: Record<string, unknown>) => void
+      meta?: Record<string, unknown>
+    },
+  ): Promise<Record<string, unknown>> {
+    const client = this.client
+    const gen = this.generation
+    if (this.state !== 'ready' || !client) {
+      throw new UpstreamUnavailableError(`server "${this.name}" is unavailable${this.lastError ? ` (${this.lastError})` : ''}`)
+    }
+    const sdk = loadSdk()
+    const params: Record<string, unknown> = { name, arguments: args }
+    if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
+    if (opts.onlog) this.logListeners.add(opts.onlog)
+    try {
+      return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
+        signal: opts.signal,
+        onprogress: opts.onprogress,
+        timeout: this.settings.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: this.settings.maxCallTimeoutMs,
+      })
+    } catch (e) {
+      const err = e as { code?: number; message?: string }
+      if (opts.signal?.aborted) throw e
+      if (err?.code === sdk.types.ErrorCode.RequestTimeout) {
+        void this.checkAlive(gen)
+        throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`)
+      }
+      if (err?.code === sdk.types.ErrorCode.ConnectionClosed || gen !== this.generation) {
+        this.down(gen, `the connection closed during tools/call "${name}"`)
+        throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`)
+      }
+      throw e
+    } finally {
+      if (opts.onlog) this.logListeners.delete(opts.onlog)
+    }
+  }
+
+  /** After a deadline: ping; no answer means the server hangs. */
+  private async checkAlive(gen: number): Promise<void> {
+    const client = this.client
+    if (!client || gen !== this.generation) return
+    try {
+      await withDeadline(client.ping({ timeout: this.settings.listTimeoutMs }), this.settings.listTimeoutMs, 'ping timed out')
+    } catch (e) {
+      this.down(gen, `hung: no answer to ping within ${this.settings.listTimeoutMs} ms after a call deadline`, true)
+    }
+  }
+
+  private killTransport(transport: any): void {
+    const pid = transport?.pid
+    if (typeof pid === 'number') {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    this.live.delete(transport)
+  }
+
+  /** SIGKILL every stdio process this upstream started that may still run (synchronous; for exit). */
+  killAll(): void {
+    for (const t of [...this.live]) this.killTransport(t)
+  }
+
+  /** Stop for good. */
+  async close(): Promise<void> {
+    this.state = 'closed'
+    this.generation++
+    if (this.timer) clearTimeout(this.timer)
+    const client = this.client
+    this.client = undefined
+    this.settleFirst()
+    if (client) {
+      client.onclose = undefined
+      await client.close().catch(() => {})
+    }
+    this.killAll()
+  }
+}
