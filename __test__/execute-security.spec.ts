@@ -85,13 +85,10 @@ describe('permission checks', () => {
     await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
   })
 
-  test('checkPermissions throws: the host decides; without a prompt, denied', async () => {
+  test('checkPermissions throws: a denial naming the error, not called', async () => {
     const t = target('mcp__x__boom', { checkPermissions: async () => { throw new Error('permission backend down') } })
-    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t)), 'denied', t)
-    const deny = mock(async () => ({ behavior: 'deny', message: 'user said no' }))
-    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), deny), 'denied', t)
-    expect(deny).toHaveBeenCalledTimes(1)
-    expect(out.message).toContain('user said no')
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow), 'denied', t)
+    expect(out.message).toContain('permission backend down')
   })
 
   test('canUseTool throws: a denial naming the error, not called', async () => {
@@ -321,5 +318,88 @@ describe('requireDiscovered', () => {
   test('discovery is checked before params: an undiscovered tool with bad params is refused as not_discovered', async () => {
     const t = target()
     await refused(executeTool({ tool_name: t.name, params: JSON.parse('{"__proto__":{"polluted":1}}') }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, session: new ToolSearchSession() }), 'not_discovered', t)
+  })
+})
+
+describe('guard order (ccb): not found → not discovered → disabled → schema → validateInput → permissions → call', () => {
+  test('each guard stops before the next one is asked', async () => {
+    const seen: string[] = []
+    const make = () =>
+      target('mcp__order__t', {
+        isEnabled: () => (seen.push('isEnabled'), true),
+        inputSchema: z.object({ title: z.string().refine((s) => (seen.push('schema'), s !== 'bad')) }),
+        inputJSONSchema: undefined,
+        validateInput: async (input: { title: string }) => (seen.push('validateInput'), input.title === 'reject' ? { result: false, message: 'nope' } : { result: true }),
+        checkPermissions: async () => (seen.push('checkPermissions'), { behavior: 'ask' }),
+      })
+    const can = async () => (seen.push('canUseTool'), { behavior: 'allow' as const })
+    const session = new ToolSearchSession()
+    const run = (title: string, opts: object = {}) => executeTool({ tool_name: 'mcp__order__t', params: { title } }, ctx(make()), can, undefined, undefined, opts)
+
+    expect((await run('x', { requireDiscovered: true, session })).refused as string).toBe('not_discovered')
+    expect(seen).toEqual([])
+    expect((await run('bad')).refused as string).toBe('invalid_params')
+    expect(seen).toEqual(['isEnabled', 'schema'])
+    seen.length = 0
+    expect((await run('reject')).refused as string).toBe('invalid_params')
+    expect(seen).toEqual(['isEnabled', 'schema', 'validateInput'])
+    seen.length = 0
+    expect((await run('ok')).refused).toBeUndefined()
+    expect(seen).toEqual(['isEnabled', 'schema', 'validateInput', 'checkPermissions', 'canUseTool'])
+  })
+
+  test('disabled comes before schema validation', async () => {
+    const t = target('mcp__order__off', { isEnabled: () => false })
+    await refused(executeTool({ tool_name: t.name, params: { wrong: 1 } }, ctx(t), allow), 'disabled', t)
+  })
+})
+
+describe('options.names and options.discovered', () => {
+  test('refusal messages name the host tools', async () => {
+    const t = target('mcp__names__t')
+    const names = { search: 'SearchExtraTools', execute: 'ExecuteExtraTool' }
+    const missing = await executeTool({ tool_name: 'nope_nothing', params: {} }, ctx(t), allow, undefined, undefined, { names })
+    expect(missing.message).toContain('SearchExtraTools')
+    expect(missing.message).not.toContain('ToolSearch')
+    const hidden = await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { names, requireDiscovered: true }), 'not_discovered', t)
+    expect(hidden.message).toContain('SearchExtraTools')
+  })
+
+  test('a deferred tool runs once the host reports it discovered (iterable or function)', async () => {
+    for (const discovered of [['mcp__disc__t'], new Set(['mcp__disc__t']), () => ['mcp__disc__t']]) {
+      const t = target('mcp__disc__t')
+      const out = await executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, discovered })
+      expect(out.refused).toBeUndefined()
+      expect(t.call).toHaveBeenCalledTimes(1)
+    }
+  })
+
+  test('a discovered() that throws is a refusal, not a run', async () => {
+    const t = target('mcp__disc__t')
+    const discovered = () => {
+      throw new Error('history unreadable')
+    }
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, discovered }), 'not_discovered', t)
+  })
+})
+
+describe('zod schemas are run by zod; JSON Schemas by ajv', () => {
+  test('refine, transform and the parsed output', async () => {
+    const t = target('mcp__zod__t', {
+      inputJSONSchema: undefined,
+      inputSchema: z.object({ path: z.string().refine((p) => !p.includes('..')), n: z.string().transform(Number) }),
+    })
+    await refused(executeTool({ tool_name: t.name, params: { path: '../x', n: '1' } }, ctx(t), allow), 'invalid_params', t)
+    const out = await executeTool({ tool_name: t.name, params: { path: 'a/b', n: '7' } }, ctx(t), allow)
+    expect(out.refused).toBeUndefined()
+    expect(t.call.mock.calls[0][0]).toEqual({ path: 'a/b', n: 7 })
+  })
+
+  test('a tool without checkPermissions asks the host (passthrough); no host is a denial', async () => {
+    const t = target('mcp__perm__none', { checkPermissions: undefined })
+    await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t)), 'denied', t)
+    await executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow)
+    expect(allow).toHaveBeenCalledTimes(1)
+    expect(t.call).toHaveBeenCalledTimes(1)
   })
 })

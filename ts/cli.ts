@@ -11,11 +11,14 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
+import { parseArgs as utilParseArgs } from 'node:util'
+import { parse as shellParse } from 'shell-quote'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
-import { mergeWeights } from './toolSearch'
+import { mergeWeights } from './config'
 import { runServe } from './gateway/serve'
 
-interface Args {
+/** Parsed command-line arguments. */
+export interface Args {
   command?: string
   query?: string
   catalog?: string
@@ -47,36 +50,49 @@ class UsageError extends Error {}
 /** A problem with the user's input files: a message and exit code 1, no usage text. */
 class InputError extends Error {}
 
+const OPTIONS = {
+  catalog: { type: 'string' },
+  mcp: { type: 'string' },
+  scoring: { type: 'string' },
+  limit: { type: 'string' },
+  tfidf: { type: 'boolean' },
+  all: { type: 'boolean' },
+  json: { type: 'boolean' },
+  explain: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Flags via `node:util` parseArgs; the first positional is the subcommand, the rest the query. */
 function parseArgs(argv: string[]): Args {
-  const a: Args = { limit: 5, tfidf: false, all: false, json: false, explain: false, scoring: 'enhanced' }
-  const rest: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const v = argv[i]
-    const next = () => {
-      const n = argv[++i]
-      if (n === undefined) throw new UsageError(`${v} needs a value`)
-      return n
-    }
-    if (v === '--catalog') a.catalog = next()
-    else if (v === '--mcp') a.mcp = next()
-    else if (v === '--scoring') {
-      const m = next()
-      if (m !== 'compat' && m !== 'enhanced') throw new UsageError('--scoring takes compat or enhanced')
-      a.scoring = m
-    } else if (v === '--explain') a.explain = true
-    else if (v === '--limit') {
-      const n = Number(next())
-      if (!Number.isInteger(n) || n < 0) throw new UsageError('--limit takes a whole number >= 0')
-      a.limit = n
-    } else if (v === '--tfidf') a.tfidf = true
-    else if (v === '--all') a.all = true
-    else if (v === '--json') a.json = true
-    else if (v === '-h' || v === '--help') throw new UsageError('')
-    else if (v.startsWith('--')) throw new UsageError(`unknown option ${v}`)
-    else rest.push(v)
+  let parsed: ReturnType<typeof utilParseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>>
+  try {
+    parsed = utilParseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n', 1)[0])
   }
-  a.command = rest[0]
-  a.query = rest.slice(1).join(' ')
+  const v = parsed.values
+  if (v.help) throw new UsageError('')
+  const a: Args = {
+    limit: 5,
+    tfidf: v.tfidf === true,
+    all: v.all === true,
+    json: v.json === true,
+    explain: v.explain === true,
+    scoring: 'enhanced',
+    catalog: v.catalog,
+    mcp: v.mcp,
+  }
+  if (v.scoring !== undefined) {
+    if (v.scoring !== 'compat' && v.scoring !== 'enhanced') throw new UsageError('--scoring takes compat or enhanced')
+    a.scoring = v.scoring
+  }
+  if (v.limit !== undefined) {
+    const n = Number(v.limit)
+    if (!/^\d+$/.test(v.limit) || !Number.isSafeInteger(n)) throw new UsageError('--limit takes a whole number >= 0')
+    a.limit = n
+  }
+  a.command = parsed.positionals[0]
+  a.query = parsed.positionals.slice(1).join(' ')
   return a
 }
 
@@ -90,12 +106,7 @@ interface CatalogTool {
 
 /** Read a catalog file: our format, a bare array, or an MCP tools/list response. */
 export function loadCatalog(file: string): CatalogTool[] {
-  let text: string
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (e) {
-    throw new InputError(`cannot read catalog ${file}: ${(e as Error).message}`)
-  }
+  const text = readRegularFile(file, 'catalog')
   let data: unknown
   try {
     data = JSON.parse(text)
@@ -113,6 +124,48 @@ export function loadCatalog(file: string): CatalogTool[] {
   })
 }
 
+/** The largest catalog file read. */
+export const MAX_CATALOG_BYTES = 256 * 1024 * 1024
+
+/**
+ * Read a regular file, refusing a FIFO, a device, a socket or a directory without blocking:
+ * the file is opened non-blocking (a FIFO with no writer would block a plain open forever)
+ * and checked with `fstat` on the same descriptor, so it cannot be swapped after the check.
+ */
+export function readRegularFile(file: string, what: string): string {
+  let fd: number
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (e) {
+    throw new InputError(`cannot read ${what} ${file}: ${(e as Error).message}`)
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) {
+      const kind = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isDirectory() ? 'a directory' : st.isSocket() ? 'a socket' : 'not a regular file'
+      throw new InputError(`${what} ${file} is ${kind}; give a regular file`)
+    }
+    if (st.size > MAX_CATALOG_BYTES) throw new InputError(`${what} ${file} is ${st.size} bytes, over the ${MAX_CATALOG_BYTES}-byte limit`)
+    return fs.readFileSync(fd, 'utf8')
+  } catch (e) {
+    if (e instanceof InputError) throw e
+    throw new InputError(`cannot read ${what} ${file}: ${(e as Error).message}`)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Split `--mcp "COMMAND"` as a POSIX shell would (quotes, escapes); operators and globs are refused. */
+export function splitCommand(command: string): string[] {
+  const parts = shellParse(command, (name) => `$${name}`)
+  const words: string[] = []
+  for (const p of parts) {
+    if (typeof p !== 'string') throw new UsageError(`--mcp takes one command with arguments, not shell syntax (${JSON.stringify(p)})`)
+    words.push(p)
+  }
+  return words
+}
+
 /** Start an MCP server over stdio, list its tools, stop it. */
 async function listMcpTools(command: string): Promise<CatalogTool[]> {
   let sdk: { Client: any; StdioClientTransport: any }
@@ -125,7 +178,7 @@ async function listMcpTools(command: string): Promise<CatalogTool[]> {
   } catch {
     throw new InputError('--mcp needs the MCP SDK: npm install @modelcontextprotocol/sdk')
   }
-  const parts = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g)?.map((p) => p.replace(/^["']|["']$/g, '')) ?? []
+  const parts = splitCommand(command)
   if (parts.length === 0) throw new UsageError('--mcp needs a command')
   const transport = new sdk.StdioClientTransport({ command: parts[0], args: parts.slice(1), stderr: 'ignore' })
   const client = new sdk.Client({ name: 'tool-index-cli', version: '0.1.0' }, { capabilities: {} })
@@ -170,10 +223,25 @@ function toTools(catalog: CatalogTool[]): ToolLike[] {
   }))
 }
 
+/** A subcommand: gets the arguments after its name (it parses its own flags), returns the exit code. */
+export type CommandHandler = (argv: string[]) => Promise<number>
+
+/** Subcommands by name; add one by adding an entry. */
+export const COMMANDS: Record<string, CommandHandler> = {
+  search: (argv) => runSearch(parseArgs(['search', ...argv])),
+  serve: (argv) => runServe(argv),
+}
+
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'serve') return runServe(argv.slice(1))
+  const first = argv[0]
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](argv.slice(1))
+  // Flags before the subcommand (`--json search x`), help, or an unknown command.
   const args = parseArgs(argv)
-  if (args.command !== 'search') throw new UsageError(args.command ? `unknown command ${args.command}` : '')
+  if (args.command === 'search') return runSearch(args)
+  throw new UsageError(args.command ? `unknown command ${args.command}` : '')
+}
+
+async function runSearch(args: Args): Promise<number> {
   if (!args.query) throw new UsageError('search needs a query')
   if (args.catalog && args.mcp) throw new UsageError('give --catalog or --mcp, not both')
   if (args.tfidf && args.scoring !== 'compat') args.scoring = 'compat'

@@ -1,8 +1,32 @@
 /**
- * Environment variables, read in one place. Each setting has the package's own name and
- * claude-code-best's (`SEARCH_EXTRA_TOOLS_*`); the package's wins when both are set. Values are
- * read when used, so a host may change them at run time.
+ * Settings in one place: input limits, defaults, timeouts, and the environment variables. Each
+ * variable has the package's own name and claude-code-best's (`SEARCH_EXTRA_TOOLS_*`); the
+ * package's wins when both are set. Values are read when used, so a host may change them at run
+ * time.
  */
+import { ToolIndexError } from './errors'
+import type { Scoring, Tuning } from './types'
+
+/** Documented input caps; larger inputs throw `E_TOO_LARGE` (nothing is truncated). */
+export const LIMITS = Object.freeze({
+  /** Longest tool name, in UTF-16 code units. */
+  nameLength: 4096,
+  /** Longest description or searchHint, in UTF-16 code units (16 Mi). */
+  textLength: 16 * 1024 * 1024,
+  /** Longest query, in UTF-16 code units (4 Mi). */
+  queryLength: 4 * 1024 * 1024,
+  /** Most tools (or entries) in one list (1 Mi): a longer or hostile `length` is refused before anything is read. */
+  toolCount: 1024 * 1024,
+})
+
+/** Results a search returns when the caller names no limit. */
+export const DEFAULT_LIMIT = 5
+/** The reference's display threshold (compat scoring). */
+export const DEFAULT_MIN_SCORE = 0.1
+/** How long a tool's `prompt()` may take before it counts as `""`. */
+export const DEFAULT_PROMPT_TIMEOUT_MS = 5000
+/** The reference's merge weights. */
+export const DEFAULT_WEIGHTS = Object.freeze({ keyword: 0.4, tfidf: 0.6 })
 
 /** The package's variable and ccb's, per setting. */
 export const ENV = Object.freeze({
@@ -76,4 +100,56 @@ export function toolSearchMode(): ToolSearchMode {
 /** Whether tool search may be on (ccb's "optimistic" check): every mode but `off`. */
 export function isToolSearchEnabled(): boolean {
   return toolSearchMode() !== 'off'
+}
+
+/**
+ * The display threshold, read at each search: compat uses `TOOL_SEARCH_DISPLAY_MIN_SCORE`
+ * (default 0.10, the reference's); enhanced uses `TOOL_SEARCH_ENHANCED_MIN_SCORE` (default 0:
+ * its abstain rule, not a score cut, drops queries no tool answers). Unparsable values mean
+ * the default. ccb's `SEARCH_EXTRA_TOOLS_*` names are read too.
+ */
+export function displayMinScore(scoring: Scoring = 'compat'): number {
+  return scoring === 'enhanced' ? envNumber(ENV.enhancedMinScore, 0) : envNumber(ENV.displayMinScore, DEFAULT_MIN_SCORE)
+}
+
+/** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
+export function mergeWeights(): { keyword: number; tfidf: number } {
+  return { keyword: envNumber(ENV.weightKeyword, DEFAULT_WEIGHTS.keyword), tfidf: envNumber(ENV.weightTfidf, DEFAULT_WEIGHTS.tfidf) }
+}
+
+let envTuning: Tuning | undefined | null = null
+
+/** `TOOL_INDEX_TUNING` (JSON, read once), for experiments; explicit options win. */
+export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
+  if (explicit) return explicit
+  if (envTuning === null) {
+    const raw = typeof process !== 'undefined' ? process.env.TOOL_INDEX_TUNING : undefined
+    try {
+      envTuning = raw ? (JSON.parse(raw) as Tuning) : undefined
+    } catch {
+      throw new ToolIndexError('E_INVALID_ARG', 'TOOL_INDEX_TUNING is not valid JSON')
+    }
+  }
+  return envTuning
+}
+
+/**
+ * `p`, or `undefined` once `ms` milliseconds have passed first (`0` = no limit). The timer is
+ * cleared when `p` settles, so it never holds the process open.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms === 0) return p
+  return new Promise<T | undefined>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), ms)
+    p.then(
+      (v) => {
+        clearTimeout(timer)
+        resolve(v)
+      },
+      (e) => {
+        clearTimeout(timer)
+        reject(e)
+      },
+    )
+  })
 }

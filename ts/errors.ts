@@ -12,6 +12,8 @@ export type ToolIndexErrorCode =
   | 'E_INVALID_SCORING'
   | 'E_TOO_LARGE'
   | 'E_INTERNAL'
+  /** The index was disposed (`dispose()`); get or build a new one. */
+  | 'E_DISPOSED'
 
 export class ToolIndexError extends Error {
   readonly code: ToolIndexErrorCode
@@ -31,6 +33,7 @@ const NATIVE_CODES = new Set<string>([
   'E_INVALID_SCORING',
   'E_TOO_LARGE',
   'E_INTERNAL',
+  'E_DISPOSED',
 ])
 
 /** Re-throw an error from the addon as a `ToolIndexError` with a stable code. */

@@ -3,12 +3,12 @@
  * claude-code-best's order: found → discovered → enabled → input (the schema's own library,
  * then the tool's `validateInput`) → permission → call. A stopped tool never runs.
  */
-import { invalidArg } from './errors'
+import { ToolIndexError, invalidArg } from './errors'
 import { checkInput } from './validate'
 import { decidePermission, isEnabled, toolAcceptsInput } from './policy'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { fieldOrUndefined, readField } from './safeRead'
-import { ToolIndexCache } from './index'
+import { ToolIndexCache } from './cache'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
 
@@ -56,6 +56,9 @@ export interface ExecuteContext {
   [key: string]: unknown
 }
 
+/** The most tools `executeTool` looks through (a sparse `length = 2**32 - 1` list is refused, not walked). */
+export const MAX_TOOLS = 1_000_000
+
 /** The longest unknown name turned into a suggestion query; the rest is ignored. */
 const SUGGESTION_QUERY_CHARS = 256
 
@@ -66,6 +69,7 @@ function refuse(tool_name: string, refused: ExecuteToolRefusal, message: string,
 /** The tool named `name` (by `name`, then by `aliases`); tools whose fields throw are skipped. */
 function findTool(tools: readonly unknown[], name: string): object | undefined {
   const n = tools.length
+  if (n > MAX_TOOLS) throw new ToolIndexError('E_TOO_LARGE', `executeTool: ${n} tools exceed the limit of ${MAX_TOOLS}`)
   for (let i = 0; i < n; i++) {
     const t = tools[i]
     if (t !== null && typeof t === 'object' && fieldOrUndefined(t, 'name') === name) return t
@@ -89,8 +93,15 @@ function isDeferred(tool: object, core: ReadonlySet<string>, name: string): bool
 }
 
 function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
-  if (options.session?.discovered.has(name)) return true
-  let d = options.discovered
+  // Own options only: a polluted Object.prototype.discovered or .session discovers nothing.
+  try {
+    const session = fieldOrUndefined<ToolSearchSession>(options, 'session')
+    const seen = fieldOrUndefined<ReadonlySet<string>>(session, 'discovered')
+    if (seen && typeof seen.has === 'function' && seen.has(name) === true) return true
+  } catch {
+    // an unreadable session: not discovered through it
+  }
+  let d = fieldOrUndefined<ExecuteToolOptions['discovered']>(options, 'discovered')
   if (d === undefined || d === null) return false
   try {
     if (typeof d === 'function') d = d()
@@ -111,7 +122,9 @@ function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
  *
  * Permission is stricter than claude-code-best's own ExecuteExtraTool: a tool without
  * `checkPermissions`, or one that answers `ask`/`passthrough`, goes to `canUseTool`, and no
- * answer there is a denial (ccb runs the target unless its check says `deny`).
+ * answer there is a denial; a check that throws or answers something malformed is a denial
+ * (ccb runs the target unless its check says `deny`). Options are read from `options`' own
+ * properties only, and a tool list longer than `MAX_TOOLS` is an `E_TOO_LARGE` error.
  */
 export async function executeTool(
   input: ExecuteToolInput,
@@ -131,7 +144,7 @@ export async function executeTool(
   const toolsRead = readField<unknown>(fieldOrUndefined(context, 'options'), 'tools')
   const tools = toolsRead.ok ? toolsRead.value : undefined
   if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
-  const names = toolNames(options.names)
+  const names = toolNames(fieldOrUndefined<ToolNames>(options, 'names'))
 
   // 1. found
   const tool = findTool(tools, name)
@@ -145,11 +158,12 @@ export async function executeTool(
   const target = typeof targetName === 'string' ? targetName : name
 
   // 2. discovered
-  if (options.requireDiscovered) {
+  if (fieldOrUndefined(options, 'requireDiscovered') === true) {
+    const coreTools = fieldOrUndefined<Iterable<string>>(options, 'coreTools')
     let core: ReadonlySet<string> = CORE_TOOLS
-    if (options.coreTools !== undefined) {
+    if (coreTools !== undefined) {
       try {
-        core = new Set([...options.coreTools].filter((n) => typeof n === 'string'))
+        core = new Set([...coreTools].filter((n) => typeof n === 'string'))
       } catch {
         throw invalidArg('executeTool: options.coreTools must be an iterable of names')
       }

@@ -80,9 +80,9 @@ function readDecision(d: unknown): Decision {
 export type CanUseTool = (tool: unknown, input: unknown, context: unknown, parentMessage?: unknown, ...rest: unknown[]) => unknown
 
 /**
- * Permission: the tool's own `checkPermissions` may allow or deny; anything else (no check,
- * `ask`, `passthrough`, a throw, a malformed answer) goes to the host's `canUseTool`, and without
- * one, or without a usable answer from it, the call is denied. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
+ * Permission: the tool's own `checkPermissions` may allow or deny; no check, `ask` and
+ * `passthrough` go to the host's `canUseTool`, and without one, or without a usable answer from
+ * it, the call is denied. A check that throws or answers something malformed is a denial. Only an own `behavior: 'allow'` lets the call run. `updatedInput`, when a
  * decision gives one, is what the target sees (the caller validates it again).
  */
 export async function decidePermission(
@@ -92,22 +92,26 @@ export async function decidePermission(
   canUseTool: unknown,
   parentMessage: unknown,
 ): Promise<Stop | { stopped: false; input: unknown; updated: boolean }> {
-  // Anything but the tool's own allow or deny (no check, ask, passthrough, a throw, a malformed
-  // answer) is for the host's canUseTool to decide.
+  // No check is `passthrough`: the host's canUseTool decides. A throwing or malformed check is a
+  // denial (every doubt is), as is a second ask/passthrough from the host.
   const f = readField<unknown>(tool, 'checkPermissions')
   let decision: Decision = { behavior: 'passthrough', hasUpdatedInput: false }
-  if (f.ok && typeof f.value === 'function') {
+  if (!f.ok) return { stopped: true, message: `its checkPermissions cannot be read: ${describeError(f.error)}` }
+  if (f.value !== undefined && f.value !== null && typeof f.value !== 'function') {
+    return { stopped: true, message: 'its checkPermissions is not a function' }
+  }
+  if (typeof f.value === 'function') {
     try {
       decision = readDecision(await f.value.call(tool, input, context))
-    } catch {
-      decision = { behavior: 'passthrough', hasUpdatedInput: false }
+    } catch (e) {
+      return { stopped: true, message: `its checkPermissions threw: ${describeError(e)}` }
     }
-    if (decision.behavior === 'invalid') decision = { behavior: 'passthrough', hasUpdatedInput: false }
+    if (decision.behavior === 'invalid') return { stopped: true, message: 'its checkPermissions gave no usable decision' }
   }
   let current = input
   let updated = false
   if (decision.behavior === 'ask' || decision.behavior === 'passthrough') {
-    if (decision.hasUpdatedInput) {
+    if (decision.hasUpdatedInput && decision.updatedInput !== input) {
       current = decision.updatedInput
       updated = true
     }
@@ -124,7 +128,9 @@ export async function decidePermission(
     const why = decision.behavior === 'deny' ? decision.message : decision.message ?? 'no permission decision was given'
     return { stopped: true, message: why ?? 'denied' }
   }
-  if (decision.hasUpdatedInput) {
+  // The very value handed to the check is the validated input (a zod transform's output need not
+  // parse again); any other value is validated again by the caller.
+  if (decision.hasUpdatedInput && decision.updatedInput !== current && decision.updatedInput !== input) {
     current = decision.updatedInput
     updated = true
   }

@@ -32,6 +32,9 @@ function isPlainJsonSchema(s: unknown): s is JsonSchema {
   )
 }
 
+/** Converted zod schemas, once per schema object. */
+const converted = new WeakMap<object, object | undefined>()
+
 /** The JSON Schema of a tool's input, or `undefined` when it has none we can read. */
 export function inputSchemaOf(tool: { inputJSONSchema?: unknown; inputSchema?: unknown }): object | undefined {
   const explicit = tool.inputJSONSchema
@@ -40,14 +43,19 @@ export function inputSchemaOf(tool: { inputJSONSchema?: unknown; inputSchema?: u
   if (schema === undefined || schema === null || typeof schema !== 'object') return undefined
   const s = schema as Record<string, unknown>
   if ('_zod' in s || '_def' in s) {
+    if (converted.has(s)) return converted.get(s)
     const convert = loadZodConverter()
     if (!convert) return undefined
+    let out: object | undefined
     try {
-      return convert(schema)
+      out = convert(schema)
     } catch {
-      // e.g. a zod v3 schema handed to v4's converter: not fatal, the tool just has no schema
-      return undefined
+      // e.g. a zod v3 schema handed to v4's converter: searchable without schema text
+      // (ExecuteTool validates with the schema's own safeParse, not with this conversion)
+      out = undefined
     }
+    converted.set(s, out)
+    return out
   }
   return isPlainJsonSchema(schema) ? schema : undefined
 }

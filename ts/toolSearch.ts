@@ -3,11 +3,13 @@
  * call, over the deferred tools of the host's tool list.
  */
 import { ToolIndexError, invalidArg } from './errors'
-import { CORE_TOOLS, LIMITS, ToolIndex, ToolIndexCache, readingInput, stringList } from './index'
-import { inputSchemaOf } from './schema'
-import { toolNames, type ToolNames } from './presets'
+import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
+import { checkToolArray, readingInput, stringList, typeName } from './input'
+import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
+import { byLowercasedName, findTool, isDeferredBy } from './lookup'
 import { fieldOrUndefined } from './safeRead'
-import { ENV, envNumber } from './config'
+import { ToolIndexCache } from './cache'
+import { inputSchemaOf } from './schema'
 import type { BuildOptions, Scoring, ToolLike } from './types'
 
 /** The ToolSearch tool's input. */
@@ -24,7 +26,7 @@ export interface ToolSearchContext {
   pendingMcpServers?: readonly string[]
   /** Replaces the core set. */
   coreTools?: Iterable<string>
-  /** `'enhanced'` (the default) or `'compat'` (the reference's keyword + TF-IDF merge). */
+  /** `'compat'` (the default: the reference's keyword + TF-IDF merge) or `'enhanced'` (BM25F). */
   scoring?: Scoring
   /** Records what this search returned, for `executeTool`'s `requireDiscovered`. */
   session?: ToolSearchSession
@@ -60,12 +62,8 @@ export const DEFAULT_TOOLSEARCH_SCORING: Scoring = 'compat'
 
 const sharedCache = new ToolIndexCache()
 
-const DEFAULT_MAX_RESULTS = 5
-
-/** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
-export function mergeWeights(): { keyword: number; tfidf: number } {
-  return { keyword: envNumber(ENV.weightKeyword, 0.4), tfidf: envNumber(ENV.weightTfidf, 0.6) }
-}
+/** @deprecated import `mergeWeights` from the package root (it lives in `config`). */
+export { mergeWeights }
 
 /**
  * Name look-ups for `select:`: a requested name (or alias) to the tool's name, among the
@@ -101,20 +99,6 @@ function selectLookup(tools: readonly ToolLike[], isDeferred: (t: ToolLike) => b
   return { deferred, all }
 }
 
-/** The first tool named `name` (then by alias); tools whose fields cannot be read are skipped. */
-function findByName(tools: readonly ToolLike[], name: string): ToolLike | undefined {
-  for (const t of tools) if (fieldOrUndefined(t, 'name') === name) return t
-  for (const t of tools) {
-    const aliases = fieldOrUndefined<unknown>(t, 'aliases')
-    try {
-      if (Array.isArray(aliases) && aliases.includes(name)) return t
-    } catch {
-      // a hostile aliases array: not this tool
-    }
-  }
-  return undefined
-}
-
 /** JSON for a message: a schema that cannot be serialized (a cycle, a BigInt) says so. */
 function safeJson(value: unknown): string {
   try {
@@ -125,16 +109,37 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** MCP servers still connecting named in one answer, at most. */
+const MAX_PENDING_SERVERS = 1000
+
+/** `ctx.pendingMcpServers`, checked: an array of strings (`E_INVALID_ARG` otherwise), copied. */
+function pendingServers(v: unknown): string[] {
+  if (v === undefined || v === null) return []
+  if (!Array.isArray(v)) throw invalidArg(`toolSearch: ctx.pendingMcpServers must be an array of server names, got ${typeName(v)}`)
+  if (v.length > MAX_PENDING_SERVERS) {
+    throw new ToolIndexError('E_TOO_LARGE', `ctx.pendingMcpServers has ${v.length} entries; the limit is ${MAX_PENDING_SERVERS}`)
+  }
+  const out: string[] = []
+  for (let i = 0; i < v.length; i++) {
+    const name = v[i]
+    if (typeof name !== 'string') throw invalidArg(`toolSearch: ctx.pendingMcpServers[${i}] must be a string, got ${typeName(name)}`)
+    out.push(name)
+  }
+  return out
+}
+
 /** Run a ToolSearch query over the host's tools. */
 export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
   if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
-  const { query, max, tools, coreList, session } = readingInput('the ToolSearch input', () => ({
+  const { query, max, tools, coreList, session, cacheOpt, pendingList } = readingInput('the ToolSearch input', () => ({
     query: input.query,
-    max: input.max_results ?? DEFAULT_MAX_RESULTS,
+    max: input.max_results ?? DEFAULT_LIMIT,
     tools: ctx.tools,
     coreList: ctx.coreTools === undefined ? undefined : stringList(ctx.coreTools, 'ctx.coreTools'),
     session: ctx.session,
+    cacheOpt: ctx.cache,
+    pendingList: pendingServers(ctx.pendingMcpServers),
   }))
   if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
   if (query.length > LIMITS.queryLength) {
@@ -144,15 +149,18 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
   }
   const maxResults = Math.trunc(max)
-  if (!Array.isArray(tools)) throw invalidArg('toolSearch: ctx.tools must be an array of tools')
+  checkToolArray(tools, 'toolSearch: ctx.tools')
   if (session !== undefined && !(session instanceof ToolSearchSession)) {
     throw invalidArg('toolSearch: ctx.session must be a ToolSearchSession')
   }
   const coreOpt = coreList === undefined ? undefined : { coreTools: coreList }
   // isDeferredTool's rule, with one set look-up a tool instead of one native call a tool.
   const core: ReadonlySet<string> = coreOpt ? new Set(coreOpt.coreTools) : CORE_TOOLS
-  const isDeferred = (t: ToolLike) => fieldOrUndefined(t, 'alwaysLoad') !== true && !core.has(fieldOrUndefined<string>(t, 'name') as string)
-  const cache = ctx.cache ?? sharedCache
+  const isDeferred = (t: ToolLike) => isDeferredBy(t, core)
+  if (cacheOpt !== undefined && !(cacheOpt instanceof ToolIndexCache)) {
+    throw invalidArg('toolSearch: ctx.cache must be a ToolIndexCache')
+  }
+  const cache = cacheOpt ?? sharedCache
   const indexPromise = cache.get(tools, {
     ...ctx.buildOptions,
     ...(coreOpt ?? {}),
@@ -162,18 +170,11 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   // name for the exact-name path (the native side prefers an indexed tool).
   const derived = cache.memo(`toolSearch:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => {
     let count = 0
-    const byLower = new Map<string, string>()
-    for (const t of tools) {
-      const name = fieldOrUndefined<unknown>(t, 'name')
-      if (typeof name !== 'string') continue
-      if (isDeferred(t)) count++
-      const lower = name.toLowerCase()
-      if (!byLower.has(lower)) byLower.set(lower, name)
-    }
-    return { count, byLower }
+    for (const t of tools) if (typeof fieldOrUndefined<unknown>(t, 'name') === 'string' && isDeferred(t)) count++
+    return { count, byLower: byLowercasedName(tools) }
   })
   const deferredCount = derived.count
-  const pending = ctx.pendingMcpServers?.length ? [...ctx.pendingMcpServers] : undefined
+  const pending = pendingList.length ? pendingList : undefined
   const base: ToolSearchOutput = { matches: [], query, total_deferred_tools: deferredCount }
   const finish = (out: ToolSearchOutput): ToolSearchOutput => {
     if (out.matches.length === 0 && pending) out.pending_mcp_servers = pending
@@ -285,7 +286,7 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
   const loaded = new Set(loadedList)
   const deferred = matches.filter((n) => !loaded.has(n))
   const lines = matches.map((name) => {
-    const tool = tools ? findByName(tools, name) : undefined
+    const tool = tools ? findTool<ToolLike>(tools, name) : undefined
     const d = tool ? fieldOrUndefined<unknown>(tool, 'description') : undefined
     const desc = typeof d === 'string' && d ? ` — ${firstLine(d)}` : ''
     if (loaded.has(name)) return `- ${name} (already loaded: call it directly, not through ${names.execute})${desc}`
@@ -313,4 +314,3 @@ function firstLine(s: string): string {
   return line.length > 200 ? `${line.slice(0, 197)}...` : line
 }
 
-export type { ToolIndex }

@@ -56,7 +56,8 @@ export interface ToolSearchResult {
 
 /**
  * Scoring modes. `'compat'` reproduces the reference exactly (TF-IDF cosine, the default of
- * the drop-in API); `'enhanced'` is BM25F with name matching (the default of `toolSearch`).
+ * the drop-in API and of `toolSearch`); `'enhanced'` is BM25F with name matching (opt in with
+ * `scoring: 'enhanced'`).
  */
 export type Scoring = 'compat' | 'enhanced'
 
@@ -78,13 +79,5 @@ export interface BuildOptions {
   tuning?: Tuning
 }
 
-/** Enhanced-ranking parameters; each one left out keeps its measured default. */
-export interface Tuning {
-  k1?: number
-  /** name, server, searchHint, description, schema */
-  weights?: [number, number, number, number, number]
-  b?: [number, number, number, number, number]
-  typoWeight?: number
-  lexiconWeight?: number
-  abstainCoverage?: number
-}
+/** Enhanced-ranking parameters; each one left out keeps its measured default (the generated type). */
+export type Tuning = import('../index').Tuning

@@ -37,15 +37,39 @@ const AJV_OPTIONS: AjvOptions = {
   code: { regExp: linearRegExp as unknown as NonNullable<AjvOptions['code']>['regExp'] },
 }
 
-let engines: { d4: Ajv; d7: Ajv; d2019: Ajv; d2020: Ajv } | undefined
-function ajvFor(draft: 'd4' | 'd7' | 'd2019' | 'd2020'): Ajv {
-  engines ??= {
-    d4: new AjvDraft04(AJV_OPTIONS) as unknown as Ajv,
-    d7: new Ajv(AJV_OPTIONS),
-    d2019: new Ajv2019(AJV_OPTIONS) as unknown as Ajv,
-    d2020: new Ajv2020(AJV_OPTIONS) as unknown as Ajv,
+type Draft = 'd4' | 'd7' | 'd2019' | 'd2020'
+
+/**
+ * Schemas compiled by one ajv instance before a fresh one takes over. ajv keeps every schema it
+ * compiled, and its validate function, in the instance's code scope for the instance's life; a
+ * host whose MCP servers reconnect hands over new schema objects each time, so one shared
+ * instance would grow without bound. A retired instance is freed with its last validator.
+ */
+export const SCHEMAS_PER_AJV = 256
+
+const engines = new Map<Draft, { ajv: Ajv; compiled: number }>()
+
+function newAjv(draft: Draft): Ajv {
+  switch (draft) {
+    case 'd4':
+      return new AjvDraft04(AJV_OPTIONS) as unknown as Ajv
+    case 'd2019':
+      return new Ajv2019(AJV_OPTIONS) as unknown as Ajv
+    case 'd2020':
+      return new Ajv2020(AJV_OPTIONS) as unknown as Ajv
+    default:
+      return new Ajv(AJV_OPTIONS)
   }
-  return engines[draft]
+}
+
+function ajvFor(draft: Draft): Ajv {
+  let e = engines.get(draft)
+  if (!e || e.compiled >= SCHEMAS_PER_AJV) {
+    e = { ajv: newAjv(draft), compiled: 0 }
+    engines.set(draft, e)
+  }
+  e.compiled++
+  return e.ajv
 }
 
 /** Draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`, anywhere in the schema. */
@@ -64,7 +88,7 @@ function usesDraft04Booleans(schema: unknown): boolean {
   return false
 }
 
-function draftOf(schema: Record<string, unknown>): 'd4' | 'd7' | 'd2019' | 'd2020' {
+function draftOf(schema: Record<string, unknown>): Draft {
   const declared = schema.$schema
   if (typeof declared === 'string') {
     if (declared.includes('2020-12')) return 'd2020'
@@ -83,7 +107,18 @@ function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
     const { $schema: _drop, ...rest } = schema
     s = rest
   }
-  return ajvFor(draft).compile(s)
+  const ajv = ajvFor(draft)
+  try {
+    return ajv.compile(s)
+  } finally {
+    // ajv keeps every compiled schema object in a Map for its own life; the WeakMap below is the
+    // cache, so drop ajv's entry (an MCP server reconnecting 10k times retains nothing).
+    try {
+      ajv.removeSchema(s)
+    } catch {
+      // nothing registered
+    }
+  }
 }
 
 function describeAjvErrors(errors: ErrorObject[] | null | undefined): string {
@@ -205,56 +240,93 @@ export function validatorOf(tool: object): Validator {
   return cached(s, () => {
     const sp = readField<unknown>(s, 'safeParse')
     if (!sp.ok) return refuseAll(`its inputSchema cannot be read: ${describeError(sp.error)}`)
-    return typeof sp.value === 'function' ? zodValidator(s) : jsonSchemaValidator(s)
+    if (typeof sp.value === 'function') return zodValidator(s)
+    // A zod schema without safeParse (a stub, another library's shape) is not a JSON Schema either.
+    const def = readField<unknown>(s, '_def')
+    const zod = readField<unknown>(s, '_zod')
+    if (!def.ok || !zod.ok || def.value !== undefined || zod.value !== undefined) return refuseAll('its inputSchema looks like a zod schema but has no safeParse')
+    return jsonSchemaValidator(s)
   })
 }
 
+/** Arrays longer than this are refused before any schema walks them. */
+export const MAX_INPUT_ARRAY_LENGTH = 1_000_000
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+class ShapeError extends Error {}
+
 /**
- * Inputs no schema should have to judge: own `__proto__` / `constructor` / `prototype` keys
- * anywhere, nesting deeper than `MAX_INPUT_DEPTH` (so recursion here is bounded), cycles, more
- * than `MAX_INPUT_NODES` values, or keys that cannot be listed (a hostile Proxy).
+ * Copy the input into fresh plain objects and arrays, reading every property once, so a getter
+ * or Proxy cannot show the schema one value and the target another. Refused: own `__proto__` /
+ * `constructor` / `prototype` keys anywhere, nesting deeper than `MAX_INPUT_DEPTH`, cycles, more
+ * than `MAX_INPUT_NODES` values, arrays longer than `MAX_INPUT_ARRAY_LENGTH` or with holes (a
+ * sparse `length = 2**32 - 1` array would make a schema walk four billion holes), functions and
+ * symbols, and keys or values that cannot be read (a hostile Proxy). Objects that are not plain
+ * (a `Date`, a class instance) are kept by reference as leaves.
  */
-export function checkInputShape(value: unknown): string | undefined {
+export function snapshotInput(value: unknown): Checked {
   const ancestors = new Set<object>()
   let nodes = 0
-  const visit = (v: unknown, path: string, depth: number): string | undefined => {
-    if (++nodes > MAX_INPUT_NODES) return `more than ${MAX_INPUT_NODES} values`
-    if (v === null || typeof v !== 'object') return undefined
-    const where = path || '(params)'
-    if (depth > MAX_INPUT_DEPTH) return `nesting deeper than ${MAX_INPUT_DEPTH} at ${where}`
-    if (ancestors.has(v)) return `a cycle at ${where}`
-    let keys: string[]
-    try {
-      keys = Object.keys(v)
-    } catch (e) {
-      return `keys that cannot be read at ${where}: ${describeError(e)}`
-    }
-    ancestors.add(v)
-    try {
-      for (const key of keys) {
-        const at = `${path}/${key}`
-        if (key === '__proto__' || key === 'constructor' || key === 'prototype') return `forbidden key at ${at}`
-        const child = readOwn<unknown>(v, key)
-        if (!child.ok) return `a value that cannot be read at ${at}`
-        const bad = visit(child.value, at, depth + 1)
-        if (bad) return bad
-      }
-    } finally {
-      ancestors.delete(v)
-    }
-    return undefined
+  const fail = (why: string): never => {
+    throw new ShapeError(why)
   }
-  return visit(value, '', 0)
+  const copy = (v: unknown, path: string, depth: number): unknown => {
+    const where = path || '(params)'
+    if (++nodes > MAX_INPUT_NODES) fail(`more than ${MAX_INPUT_NODES} values`)
+    if (typeof v === 'function' || typeof v === 'symbol') fail(`a ${typeof v} at ${where}`)
+    if (v === null || typeof v !== 'object') return v
+    if (depth > MAX_INPUT_DEPTH) fail(`nesting deeper than ${MAX_INPUT_DEPTH} at ${where}`)
+    if (ancestors.has(v)) fail(`a cycle at ${where}`)
+    if (Array.isArray(v)) {
+      const n = v.length
+      if (n > MAX_INPUT_ARRAY_LENGTH) fail(`an array of length ${n} at ${where} (the limit is ${MAX_INPUT_ARRAY_LENGTH})`)
+      ancestors.add(v)
+      const out = new Array<unknown>(n)
+      for (let i = 0; i < n; i++) {
+        const d = Object.getOwnPropertyDescriptor(v, i)
+        if (!d) fail(`a sparse array at ${where} (a hole at ${i})`)
+        out[i] = copy(d!.get ? d!.get.call(v) : d!.value, `${path}/${i}`, depth + 1)
+      }
+      ancestors.delete(v)
+      return out
+    }
+    const proto = Object.getPrototypeOf(v)
+    if (proto !== Object.prototype && proto !== null) return v
+    ancestors.add(v)
+    const out: Record<string, unknown> = {}
+    for (const key of Reflect.ownKeys(v)) {
+      if (typeof key === 'symbol') continue
+      const d = Object.getOwnPropertyDescriptor(v, key)
+      if (!d || !d.enumerable) continue
+      if (FORBIDDEN_KEYS.has(key)) fail(`forbidden key at ${path}/${key}`)
+      out[key] = copy(d.get ? d.get.call(v) : d.value, `${path}/${key}`, depth + 1)
+    }
+    ancestors.delete(v)
+    return out
+  }
+  try {
+    return { ok: true, value: copy(value, '', 0) }
+  } catch (e) {
+    if (e instanceof ShapeError) return { ok: false, message: e.message }
+    return { ok: false, message: `the input cannot be read: ${describeError(e)}` }
+  }
 }
 
-/** Shape check, then the tool's schema: the value the target may see, or why not. */
+/** Why `snapshotInput` refuses a value, or `undefined` when it would not. */
+export function checkInputShape(value: unknown): string | undefined {
+  const r = snapshotInput(value)
+  return r.ok ? undefined : r.message
+}
+
+/** Snapshot, then the tool's schema: the value the target may see, or why not. */
 export async function checkInput(tool: object, input: unknown): Promise<Checked> {
-  const shape = checkInputShape(input)
-  if (shape) return { ok: false, message: shape }
-  const checked = await validatorOf(tool)(input)
+  const snap = snapshotInput(input)
+  if (!snap.ok) return snap
+  const checked = await validatorOf(tool)(snap.value)
   if (!checked.ok) return checked
   // A zod transform may build a new value: it must pass the shape check too.
-  if (checked.value !== input) {
+  if (checked.value !== snap.value) {
     const after = checkInputShape(checked.value)
     if (after) return { ok: false, message: `the parsed input has ${after}` }
   }

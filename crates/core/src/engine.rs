@@ -317,6 +317,15 @@ impl Engine {
         }
     }
 
+    /// One past the last slot in use (live or emptied): stays within 2× [`Engine::len`]
+    /// under churn, as removals compact.
+    pub fn slot_count(&self) -> usize {
+        match &self.kind {
+            Kind::Compat(i) => i.slot_count(),
+            Kind::Enhanced(i) => i.slot_count(),
+        }
+    }
+
     pub fn generation(&self) -> u64 {
         match &self.kind {
             Kind::Compat(i) => i.generation(),
@@ -700,6 +709,83 @@ mod tests {
             e.upsert(many).unwrap();
             let full = e.heap_bytes();
             assert!(full > empty + 200 * 16, "{scoring}: {empty} -> {full}");
+        }
+    }
+
+    #[test]
+    fn slots_stay_dense_under_churn_in_both_engines() {
+        for scoring in ["compat", "enhanced"] {
+            let tool = |i: usize| {
+                ToolDoc::new(
+                    format!("mcp__srv{}__tool_{i}", i % 3),
+                    format!("does thing {i} with file data"),
+                )
+            };
+            let mut e = Engine::build((0..100).map(tool).collect(), opts(scoring)).unwrap();
+            for i in 100..10_100 {
+                e.upsert(vec![tool(i)]).unwrap();
+                let old = format!("mcp__srv{}__tool_{}", (i - 100) % 3, i - 100);
+                assert_eq!(e.remove(&[old]), 1);
+            }
+            assert_eq!(e.len(), 100);
+            assert!(
+                e.slot_count() <= 200,
+                "{scoring}: last slot {} for 100 live tools",
+                e.slot_count()
+            );
+            assert!(e.generation() > 0);
+            // Results equal a fresh build of the same list.
+            let fresh = Engine::build((10_000..10_100).map(tool).collect(), opts(scoring)).unwrap();
+            for q in ["file data", "+file tool_10050", "srv1 thing", "tool_10099"] {
+                let a: Vec<(String, u64)> = e
+                    .search(q, 10.0, None)
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| (h.name, h.score.to_bits()))
+                    .collect();
+                let b: Vec<(String, u64)> = fresh
+                    .search(q, 10.0, None)
+                    .unwrap()
+                    .into_iter()
+                    .map(|h| (h.name, h.score.to_bits()))
+                    .collect();
+                assert_eq!(a, b, "{scoring}: {q}");
+            }
+        }
+    }
+
+    /// `+file data` against `file data` at 40k tools, both engines (printed; run with
+    /// `cargo test -p tool-index-core --lib plus_term -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "timing figures, printed only"]
+    fn plus_term_cost_at_40k() {
+        let words = [
+            "file", "data", "read", "write", "issue", "message", "channel", "repo",
+        ];
+        let docs: Vec<ToolDoc> = (0..40_000)
+            .map(|i| {
+                ToolDoc::new(
+                    format!("mcp__s{}__tool_{i}", i % 50),
+                    format!(
+                        "{} {} {} thing {i}",
+                        words[i % 8],
+                        words[(i / 8) % 8],
+                        words[(i / 64) % 8]
+                    ),
+                )
+            })
+            .collect();
+        for scoring in ["compat", "enhanced"] {
+            let e = Engine::build(docs.clone(), opts(scoring)).unwrap();
+            for q in ["file data", "+file data"] {
+                let runs = 50;
+                let t = std::time::Instant::now();
+                for _ in 0..runs {
+                    std::hint::black_box(e.search(q, 5.0, None).unwrap());
+                }
+                let us = t.elapsed().as_secs_f64() * 1e6 / f64::from(runs);
+                eprintln!("{scoring} 40k `{q}`: {us:.0} us/query");
+            }
         }
     }
 

@@ -16,8 +16,9 @@ use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::error::{ErrorCode, IndexError};
+use crate::error::IndexError;
 use crate::name::{parse_tool_name, ParsedName};
+use crate::store::{SlotDoc, SlotStore};
 use crate::text::{is_cjk, js_lower};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -79,12 +80,7 @@ impl Default for IndexOptions {
     }
 }
 
-/// One search result: the tool's slot and its score.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    pub slot: u32,
-    pub score: f64,
-}
+pub use crate::collector::{top_k, Hit};
 
 /// What the index keeps of a tool.
 #[derive(Debug, Clone)]
@@ -190,12 +186,21 @@ struct Cell {
     other: bool,
 }
 
-#[derive(Default)]
-struct Scratch {
-    cells: Vec<Cell>,
-    epoch: u32,
-    touched: Vec<u32>,
+impl crate::collector::Cell for Cell {
+    fn epoch(&self) -> u32 {
+        self.epoch
+    }
+    fn fresh(epoch: u32) -> Self {
+        Cell {
+            acc: 0.0,
+            epoch,
+            cjk: 0,
+            other: false,
+        }
+    }
 }
+
+type Scratch = crate::collector::Accumulator<Cell>;
 
 /// The name-boost matcher: normalized names → slots.
 #[derive(Default)]
@@ -215,19 +220,14 @@ struct NameMatcher {
 /// The tool index.
 pub struct ToolIndex {
     opts: IndexOptions,
-    docs: Vec<Option<Doc>>,
-    by_name: FxHashMap<String, u32>,
-    live: usize,
-    vocab: FxHashMap<Box<str>, u32>,
-    term_text: Vec<Box<str>>,
-    postings: Vec<Vec<(u32, f64)>>,
+    /// Tools, names, vocabulary and sorted postings `(slot, weighted tf)`.
+    store: SlotStore<Doc, f64>,
     idf: Vec<f64>,
     names: NameMatcher,
     /// `‖d‖` by slot (0 for an empty slot).
     norms: Vec<f64>,
     /// Slots were renumbered: the name matcher must be rebuilt.
     names_stale: bool,
-    generation: u64,
     scratch: RefCell<Scratch>,
     /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
     keyword: OnceCell<crate::keyword::KeywordIndex>,
@@ -236,8 +236,8 @@ pub struct ToolIndex {
 impl std::fmt::Debug for ToolIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolIndex")
-            .field("len", &self.live)
-            .field("terms", &self.term_text.len())
+            .field("len", &self.store.live)
+            .field("terms", &self.store.term_text.len())
             .finish()
     }
 }
@@ -253,17 +253,11 @@ impl ToolIndex {
     pub fn new(opts: IndexOptions) -> Self {
         Self {
             opts,
-            docs: Vec::new(),
-            by_name: FxHashMap::default(),
-            live: 0,
-            vocab: FxHashMap::default(),
-            term_text: Vec::new(),
-            postings: Vec::new(),
+            store: SlotStore::default(),
             idf: Vec::new(),
             names: NameMatcher::default(),
             norms: Vec::new(),
             names_stale: true,
-            generation: 0,
             scratch: RefCell::new(Scratch::default()),
             keyword: OnceCell::new(),
         }
@@ -286,12 +280,12 @@ impl ToolIndex {
         check_unique(&tools)?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::with_capacity(tools.len());
-        let mut next = self.docs.len() as u32;
+        let mut next = self.store.slot_count() as u32;
         for t in tools {
-            match self.by_name.get(&t.name) {
-                Some(&slot) => {
+            match self.store.slot_of(&t.name) {
+                Some(slot) => {
                     slots.push(slot);
-                    self.unlink(slot);
+                    self.store.vacate(slot);
                     let a = analyze(t);
                     self.link(slot, a);
                 }
@@ -310,7 +304,7 @@ impl ToolIndex {
     /// How many times slots were renumbered (by compaction after removals). Slots handed out
     /// before a change of this number are no longer valid.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.store.generation()
     }
 
     /// The keyword-search postings of this version of the index (built on first use).
@@ -323,9 +317,8 @@ impl ToolIndex {
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
         let mut removed = 0;
         for n in names {
-            if let Some(slot) = self.by_name.get(n.as_ref()).copied() {
-                self.unlink(slot);
-                self.by_name.remove(n.as_ref());
+            if let Some(slot) = self.store.slot_of(n.as_ref()) {
+                self.store.vacate(slot);
                 removed += 1;
             }
         }
@@ -342,6 +335,7 @@ impl ToolIndex {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let docs: usize = self
+            .store
             .docs
             .iter()
             .flatten()
@@ -359,45 +353,47 @@ impl ToolIndex {
             })
             .sum();
         let postings: usize = self
+            .store
             .postings
             .iter()
             .map(|p| p.capacity() * size_of::<(u32, f64)>() + 24)
             .sum();
-        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
-        docs + self.docs.capacity() * size_of::<Option<Doc>>()
+        let vocab: usize = self.store.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        docs + self.store.docs.capacity() * size_of::<Option<Doc>>()
             + postings
             + vocab
-            + self.by_name.len() * 48
-            + self.by_name.keys().map(String::len).sum::<usize>()
+            + self.store.by_name.len() * 48
+            + self.store.by_name.keys().map(String::len).sum::<usize>()
             + (self.idf.capacity() + self.norms.capacity()) * 8
     }
 
     /// Number of tools.
     pub fn len(&self) -> usize {
-        self.live
+        self.store.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.live == 0
+        self.store.is_empty()
+    }
+
+    /// One past the last slot in use (live or emptied).
+    pub fn slot_count(&self) -> usize {
+        self.store.slot_count()
     }
 
     /// The tool in a slot (slots come from [`Hit::slot`] and [`ToolIndex::slots`]).
     pub fn doc(&self, slot: u32) -> Option<&Doc> {
-        self.docs.get(slot as usize).and_then(Option::as_ref)
+        self.store.doc(slot)
     }
 
     /// The slot of a tool by name.
     pub fn slot_of(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name).copied()
+        self.store.slot_of(name)
     }
 
     /// Live slots in index order.
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.docs
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.is_some())
-            .map(|(i, _)| i as u32)
+        self.store.slots()
     }
 
     /// The reference's `tokens` of a tool (distinct, first-seen order).
@@ -406,7 +402,7 @@ impl ToolIndex {
             .map(|d| {
                 d.terms
                     .iter()
-                    .map(|(t, _)| &*self.term_text[*t as usize])
+                    .map(|(t, _)| &*self.store.term_text[*t as usize])
                     .collect()
             })
             .unwrap_or_default()
@@ -418,7 +414,12 @@ impl ToolIndex {
             .map(|d| {
                 d.terms
                     .iter()
-                    .map(|&(t, tf)| (&*self.term_text[t as usize], tf * self.idf[t as usize]))
+                    .map(|&(t, tf)| {
+                        (
+                            &*self.store.term_text[t as usize],
+                            tf * self.idf[t as usize],
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -426,7 +427,7 @@ impl ToolIndex {
 
     /// IDF of a term (`None` when no tool has it).
     pub fn idf(&self, term: &str) -> Option<f64> {
-        self.vocab.get(term).map(|&t| self.idf[t as usize])
+        self.store.vocab.get(term).map(|&t| self.idf[t as usize])
     }
 
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
@@ -435,10 +436,9 @@ impl ToolIndex {
         } else {
             tools.into_iter().map(analyze).collect()
         };
-        self.docs.reserve(analyzed.len());
+        self.store.docs.reserve(analyzed.len());
         for a in analyzed {
-            let slot = self.docs.len() as u32;
-            self.docs.push(None);
+            let slot = self.store.push_slot();
             self.link(slot, a);
         }
     }
@@ -449,95 +449,42 @@ impl ToolIndex {
         let mut terms = Vec::with_capacity(a.tf.len());
         for &(field, start, len, tf) in &a.tf {
             let tok = a.token(field, start, len);
-            let id = match self.vocab.get(tok) {
-                Some(&id) => id,
-                None => {
-                    let id = self.term_text.len() as u32;
-                    let boxed: Box<str> = Box::from(tok);
-                    self.vocab.insert(boxed.clone(), id);
-                    self.term_text.push(boxed);
-                    self.postings.push(Vec::new());
-                    self.idf.push(0.0);
-                    id
-                }
-            };
-            // Postings stay sorted by slot (document-at-a-time search relies on it): appends
-            // are in slot order; a tool replaced in place goes to its sorted position.
-            let p = &mut self.postings[id as usize];
-            if p.last().is_none_or(|&(s, _)| s < slot) {
-                p.push((slot, tf));
-            } else {
-                let at = p.partition_point(|&(s, _)| s < slot);
-                p.insert(at, (slot, tf));
+            let (id, new) = self.store.intern(tok);
+            if new {
+                self.idf.push(0.0);
             }
+            self.store.post(id, slot, tf);
             terms.push((id, tf));
         }
         let is_mcp = a.doc.is_mcp.unwrap_or(a.parsed.is_mcp);
         let has_hint = a.doc.search_hint.is_some();
-        self.by_name.insert(a.doc.name.clone(), slot);
-        if self.docs[slot as usize].is_none() {
-            self.live += 1;
-        }
-        self.docs[slot as usize] = Some(Doc {
-            name: a.doc.name,
-            parsed: a.parsed,
-            is_mcp,
-            hint_lower: a.hint_lower.into_boxed_str(),
-            desc_lower: a.desc_lower.into_boxed_str(),
-            has_hint,
-            terms,
-            norm: 0.0,
-        });
+        self.store.occupy(
+            slot,
+            Doc {
+                name: a.doc.name,
+                parsed: a.parsed,
+                is_mcp,
+                hint_lower: a.hint_lower.into_boxed_str(),
+                desc_lower: a.desc_lower.into_boxed_str(),
+                has_hint,
+                terms,
+                norm: 0.0,
+            },
+        );
     }
 
-    /// Take a tool's postings out (the slot stays occupied until the caller clears it).
-    fn unlink(&mut self, slot: u32) {
-        if let Some(doc) = self.docs[slot as usize].as_ref() {
-            for &(t, _) in &doc.terms {
-                let p = &mut self.postings[t as usize];
-                if let Ok(i) = p.binary_search_by_key(&slot, |&(s, _)| s) {
-                    p.remove(i);
-                }
-            }
-        }
-        if self.docs[slot as usize].is_some() {
-            self.live -= 1;
-            self.docs[slot as usize] = None;
-        }
-    }
-
-    /// Renumber slots when more than half of them are empty.
+    /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
     fn maybe_compact(&mut self) {
-        let empty = self.docs.len() - self.live;
-        if empty < 64 || empty * 2 < self.docs.len() {
-            return;
+        if self.store.maybe_compact().is_some() {
+            self.names_stale = true;
         }
-        let mut map = vec![u32::MAX; self.docs.len()];
-        let mut next = 0u32;
-        for (i, d) in self.docs.iter().enumerate() {
-            if d.is_some() {
-                map[i] = next;
-                next += 1;
-            }
-        }
-        self.docs.retain(Option::is_some);
-        for p in &mut self.postings {
-            for e in p.iter_mut() {
-                e.0 = map[e.0 as usize];
-            }
-        }
-        for v in self.by_name.values_mut() {
-            *v = map[*v as usize];
-        }
-        self.generation += 1;
-        self.names_stale = true;
     }
 
     /// Recompute IDF, norms and the name matcher after a change.
     fn refresh(&mut self) {
         self.keyword = OnceCell::new();
-        let n = self.live as f64;
-        for (t, p) in self.postings.iter().enumerate() {
+        let n = self.store.live as f64;
+        for (t, p) in self.store.postings.iter().enumerate() {
             self.idf[t] = if p.is_empty() {
                 0.0
             } else {
@@ -555,20 +502,21 @@ impl ToolIndex {
                 d.norm = sum.sqrt();
             }
         };
-        if self.docs.len() >= self.opts.parallel_threshold.saturating_mul(8) {
-            self.docs.par_iter_mut().for_each(norm_of);
+        if self.store.docs.len() >= self.opts.parallel_threshold.saturating_mul(8) {
+            self.store.docs.par_iter_mut().for_each(norm_of);
         } else {
-            self.docs.iter_mut().for_each(norm_of);
+            self.store.docs.iter_mut().for_each(norm_of);
         }
         // Dense copy by slot (0 for empty slots): the query loop reads it, not the tools.
         self.norms = self
+            .store
             .docs
             .iter()
             .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
             .collect();
         // The name matcher is rebuilt when the tools added since its last build are many;
         // until then they are tested one by one (`delta`), and emptied slots are skipped.
-        if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.live / 8) {
+        if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.store.live / 8) {
             self.rebuild_names();
         }
     }
@@ -579,7 +527,7 @@ impl ToolIndex {
         let mut patterns: Vec<&str> = Vec::new();
         let mut slots: Vec<Vec<u32>> = Vec::new();
         let mut empty = Vec::new();
-        for (i, d) in self.docs.iter().enumerate() {
+        for (i, d) in self.store.docs.iter().enumerate() {
             let Some(d) = d else { continue };
             let full = d.parsed.full.as_str();
             if full.is_empty() {
@@ -674,63 +622,75 @@ impl ToolIndex {
         hits
     }
 
-    /// Every tool with a score > 0 or a name boost, unsorted and unfiltered.
-    pub fn score_all(&self, query: &str) -> Vec<Hit> {
-        if self.live == 0 || query.trim().is_empty() {
-            return Vec::new();
-        }
+    /// Analyse a query once: lowercased text, distinct stemmed terms with their query-side
+    /// TF × IDF, and ‖q‖. Both [`ToolIndex::search`] and [`ToolIndex::explain`] read this
+    /// one object, so an explanation always describes the score search gave.
+    pub fn prepare(&self, query: &str) -> PreparedQuery {
         let lower = js_lower(query);
         // Distinct query tokens with counts, first-seen order.
         let qterms = crate::tokenize::distinct_stemmed(&lower);
-        if qterms.is_empty() {
-            return Vec::new();
-        }
         let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
-        // (term id or None, weight, count, is_cjk)
-        let q: Vec<(Option<u32>, f64, u32, bool)> = qterms
+        let terms: Vec<PreparedTerm> = qterms
             .iter()
             .map(|&(t, c)| {
-                let id = self.vocab.get(t).copied();
+                let id = self.store.term_id(t);
                 let idf = id.map(|i| self.idf[i as usize]).unwrap_or(0.0);
-                let cjk = t.chars().next().is_some_and(is_cjk);
-                (id, c as f64 / max * idf, c, cjk)
+                PreparedTerm {
+                    text: t.to_owned(),
+                    id,
+                    weight: c as f64 / max * idf,
+                    count: c,
+                    cjk: t.chars().next().is_some_and(is_cjk),
+                }
             })
             .collect();
-        let qnorm = q.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
-        let has_cjk = q.iter().any(|e| e.3);
+        let qnorm = terms
+            .iter()
+            .map(|t| t.weight * t.weight)
+            .sum::<f64>()
+            .sqrt();
+        let has_cjk = terms.iter().any(|t| t.cjk);
+        PreparedQuery {
+            blank: query.trim().is_empty(),
+            lower,
+            terms,
+            qnorm,
+            has_cjk,
+        }
+    }
+
+    /// Every tool with a score > 0 or a name boost, unsorted and unfiltered.
+    pub fn score_all(&self, query: &str) -> Vec<Hit> {
+        if self.store.live == 0 || query.trim().is_empty() {
+            return Vec::new();
+        }
+        self.score_prepared(&self.prepare(query))
+    }
+
+    /// [`ToolIndex::score_all`] on a prepared query.
+    pub fn score_prepared(&self, pq: &PreparedQuery) -> Vec<Hit> {
+        if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
+            return Vec::new();
+        }
+        let lower = &pq.lower;
+        let qnorm = pq.qnorm;
+        let has_cjk = pq.has_cjk;
 
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let n = self.docs.len();
-        if s.cells.len() < n {
-            s.cells.resize(n, Cell::default());
-        }
-        s.epoch = s.epoch.wrapping_add(1);
-        if s.epoch == 0 {
-            s.cells.iter_mut().for_each(|c| c.epoch = 0);
-            s.epoch = 1;
-        }
-        let epoch = s.epoch;
-        s.touched.clear();
-        for &(id, w, count, cjk) in &q {
-            let Some(id) = id else { continue };
+        s.begin(self.store.docs.len());
+        let epoch = s.epoch();
+        for t in &pq.terms {
+            let (w, count, cjk) = (t.weight, t.count, t.cjk);
+            let Some(id) = t.id else { continue };
             // A term in every tool (IDF 0) adds nothing; it only matters to the CJK guard.
             if w == 0.0 && !has_cjk {
                 continue;
             }
             let idf = self.idf[id as usize];
             let count = count.min(u16::MAX as u32) as u16;
-            for &(slot, tf) in &self.postings[id as usize] {
-                let c = &mut s.cells[slot as usize];
-                if c.epoch != epoch {
-                    *c = Cell {
-                        acc: 0.0,
-                        epoch,
-                        cjk: 0,
-                        other: false,
-                    };
-                    s.touched.push(slot);
-                }
+            for &(slot, tf) in &self.store.postings[id as usize] {
+                let c = s.cell(slot);
                 c.acc += w * (tf * idf);
                 if cjk {
                     c.cjk = c.cjk.saturating_add(count);
@@ -739,11 +699,12 @@ impl ToolIndex {
                 }
             }
         }
-        let mut hits = Vec::with_capacity(s.touched.len());
-        for &slot in &s.touched {
+        let (touched, cells) = s.parts();
+        let mut hits = Vec::with_capacity(touched.len());
+        for &slot in touched {
             let i = slot as usize;
             let norm = self.norms[i];
-            let c = &mut s.cells[i];
+            let c = &mut cells[i];
             let denom = qnorm * norm;
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
             let mut score = if denom == 0.0 {
@@ -766,7 +727,7 @@ impl ToolIndex {
         let mut boosted = Vec::new();
         self.boosted_slots(&haystack, &mut boosted);
         for slot in boosted {
-            let c = &mut s.cells[slot as usize];
+            let c = s.raw(slot);
             if c.epoch == epoch {
                 let h = &mut hits[c.acc as usize];
                 h.score = h.score.max(NAME_BOOST);
@@ -783,41 +744,21 @@ impl ToolIndex {
     }
 }
 
-/// Keep the `k` best hits, sorted by score descending then slot ascending.
-pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
-    let cmp = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
-    if k == 0 {
-        hits.clear();
-        return;
-    }
-    if hits.len() > k {
-        hits.select_nth_unstable_by(k - 1, cmp);
-        hits.truncate(k);
-    }
-    hits.sort_unstable_by(cmp);
-}
+pub(crate) use crate::store::check_unique;
 
-pub(crate) fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
-    let mut seen = FxHashSet::default();
-    let mut dups = Vec::new();
-    for t in tools {
-        if !seen.insert(t.name.as_str()) && dups.len() < 5 {
-            dups.push(t.name.clone());
-        }
+impl SlotDoc for Doc {
+    fn name(&self) -> &str {
+        &self.name
     }
-    if dups.is_empty() {
-        Ok(())
-    } else {
-        Err(IndexError::new(
-            ErrorCode::DuplicateName,
-            format!("tool names must be unique; repeated: {}", dups.join(", ")),
-        ))
+    fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.terms.iter().map(|&(t, _)| t)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     fn sample() -> Vec<ToolDoc> {
         vec![
@@ -939,6 +880,32 @@ mod tests {
     }
 }
 
+/// One analysed query term (see [`ToolIndex::prepare`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedTerm {
+    /// The stemmed term.
+    pub text: String,
+    /// Its vocabulary id (`None` when no tool has it).
+    pub id: Option<u32>,
+    /// Query-side TF × IDF (TF relative to the most frequent query term).
+    pub weight: f64,
+    /// Occurrences in the query.
+    pub count: u32,
+    /// Whether it is a CJK bigram (for the CJK guard).
+    pub cjk: bool,
+}
+
+/// A compat query analysed once, read by both search and explain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedQuery {
+    blank: bool,
+    lower: String,
+    pub terms: Vec<PreparedTerm>,
+    /// ‖q‖.
+    pub qnorm: f64,
+    has_cjk: bool,
+}
+
 /// One query term's share of a compat score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompatTermExplain {
@@ -967,44 +934,44 @@ impl ToolIndex {
     pub fn explain(&self, query: &str, name: &str) -> Option<CompatExplain> {
         let slot = self.slot_of(name)?;
         let doc = self.doc(slot)?;
-        let lower = js_lower(query);
-        let qterms = crate::tokenize::distinct_stemmed(&lower);
-        let max = qterms.iter().map(|q| q.1).max().unwrap_or(1) as f64;
-        let qw: Vec<(&str, f64)> = qterms
+        let pq = self.prepare(query);
+        let denom = pq.qnorm * doc.norm;
+        let terms: Vec<CompatTermExplain> = pq
+            .terms
             .iter()
-            .map(|&(t, c)| (t, c as f64 / max * self.idf(t).unwrap_or(0.0)))
-            .collect();
-        let qnorm = qw.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
-        let denom = qnorm * doc.norm;
-        let terms: Vec<CompatTermExplain> = qw
-            .iter()
-            .map(|&(t, w)| {
-                let dw = self
-                    .vocab
-                    .get(t)
-                    .and_then(|id| {
+            .map(|t| {
+                let dw =
+                    t.id.and_then(|id| {
                         doc.terms
                             .iter()
-                            .find(|(x, _)| x == id)
-                            .map(|(_, tf)| tf * self.idf[*id as usize])
+                            .find(|(x, _)| *x == id)
+                            .map(|(_, tf)| tf * self.idf[id as usize])
                     })
                     .unwrap_or(0.0);
                 CompatTermExplain {
-                    term: t.to_owned(),
-                    query_weight: w,
+                    term: t.text.clone(),
+                    query_weight: t.weight,
                     tool_weight: dw,
-                    contribution: if denom == 0.0 { 0.0 } else { w * dw / denom },
+                    contribution: if denom == 0.0 {
+                        0.0
+                    } else {
+                        t.weight * dw / denom
+                    },
                 }
             })
             .collect();
         let cosine = terms.iter().map(|t| t.contribution).sum::<f64>().min(1.0);
-        let hit = self.score_all(query).into_iter().find(|h| h.slot == slot);
+        let hit = self
+            .score_prepared(&pq)
+            .into_iter()
+            .find(|h| h.slot == slot);
         let score = hit.map(|h| h.score).unwrap_or(0.0);
-        let haystack: String = lower
+        let haystack: String = pq
+            .lower
             .chars()
             .map(|c| if c == '-' || c == '_' { ' ' } else { c })
             .collect();
-        let name_boosted = !qterms.is_empty() && haystack.contains(doc.parsed.full.as_str());
+        let name_boosted = !pq.terms.is_empty() && haystack.contains(doc.parsed.full.as_str());
         Some(CompatExplain {
             name: doc.name.clone(),
             cosine,

@@ -565,18 +565,15 @@ impl KeywordIndex {
         if query.wants_prefix() {
             let q = query.normalized.as_str();
             let from = self.mcp_names.partition_point(|(n, _)| &**n < q);
-            let mut slots: Vec<u32> = self.mcp_names[from..]
+            // Unscored: every prefix match ties, so the collector keeps index order.
+            let mut hits: Vec<Hit> = self.mcp_names[from..]
                 .iter()
                 .take_while(|(n, _)| n.starts_with(q))
-                .map(|&(_, s)| s)
+                .map(|&(_, slot)| Hit { slot, score: 0.0 })
                 .collect();
-            if !slots.is_empty() {
-                if slots.len() > max_results {
-                    slots.select_nth_unstable(max_results - 1);
-                    slots.truncate(max_results);
-                }
-                slots.sort_unstable();
-                return KeywordOutcome::Prefix(slots);
+            if !hits.is_empty() {
+                crate::collector::top_k(&mut hits, max_results);
+                return KeywordOutcome::Prefix(hits.into_iter().map(|h| h.slot).collect());
             }
         }
         KeywordOutcome::Scored(self.score(index, query, max_results))
@@ -620,25 +617,19 @@ impl KeywordIndex {
                 seen_req += 1;
             }
         }
-        // Best first, ties to the lower slot: one u64 key per hit, descending.
+        // Best first, ties to the lower slot: the shared collector's top-k.
         let acc = &s.acc;
-        let mut keys: Vec<u64> = s
+        let mut hits: Vec<Hit> = s
             .touched
             .iter()
             .filter(|&&slot| acc[slot as usize].req == n_req)
-            .map(|&slot| u64::from(acc[slot as usize].score) << 32 | u64::from(!slot))
-            .collect();
-        if keys.len() > max_results {
-            keys.select_nth_unstable_by(max_results - 1, |a, b| b.cmp(a));
-            keys.truncate(max_results);
-        }
-        keys.sort_unstable_by(|a, b| b.cmp(a));
-        keys.into_iter()
-            .map(|k| Hit {
-                slot: !(k as u32),
-                score: (k >> 32) as f64,
+            .map(|&slot| Hit {
+                slot,
+                score: f64::from(acc[slot as usize].score),
             })
-            .collect()
+            .collect();
+        crate::collector::top_k(&mut hits, max_results);
+        hits
     }
 
     /// Set this term's flags on every slot it matches.

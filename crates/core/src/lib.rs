@@ -12,6 +12,7 @@
 //! * [`engine`] — one index over either scorer: dispatch, option checks, ToolSearch ranking.
 //! * [`error`] — errors with stable codes.
 
+pub mod collector;
 pub mod core_tools;
 pub mod engine;
 pub mod enhanced;
@@ -19,6 +20,7 @@ pub mod error;
 pub mod index;
 pub mod keyword;
 pub mod name;
+pub mod store;
 pub mod text;
 pub mod tokenize;
 pub mod vector;

@@ -25,9 +25,11 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::collector::{top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
-use crate::index::{top_k, Hit, ToolDoc};
+use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
+use crate::store::{SlotDoc, SlotStore};
 use analyze::{is_cjk, Analyzer};
 
 /// Number of fields.
@@ -83,6 +85,15 @@ struct Doc {
     /// `1 / (1 - b + b * len / avg)` per field.
     norm: [f64; FIELDS],
     keys: Vec<(String, u8)>,
+}
+
+impl SlotDoc for Doc {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.terms.iter().map(|&(t, _)| t)
+    }
 }
 
 struct Analyzed {
@@ -166,13 +177,20 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
     }
 }
 
-#[derive(Default)]
-struct Scratch {
-    /// Per slot: (score, covered IDF mass, epoch).
-    cells: Vec<(f64, f64, u32)>,
-    epoch: u32,
-    touched: Vec<u32>,
+/// Per slot: (score, covered IDF mass, epoch).
+#[derive(Clone, Copy)]
+struct Cell(f64, f64, u32);
+
+impl crate::collector::Cell for Cell {
+    fn epoch(&self) -> u32 {
+        self.2
+    }
+    fn fresh(epoch: u32) -> Self {
+        Cell(0.0, 0.0, epoch)
+    }
 }
+
+type Scratch = crate::collector::Accumulator<Cell>;
 
 /// A term of an analysed query.
 #[derive(Debug, Clone, PartialEq)]
@@ -226,12 +244,8 @@ pub struct EnhancedIndex {
     params: Params,
     analyzer: Analyzer,
     parallel_threshold: usize,
-    docs: Vec<Option<Doc>>,
-    by_name: FxHashMap<String, u32>,
-    live: usize,
-    vocab: FxHashMap<Box<str>, u32>,
-    term_text: Vec<Box<str>>,
-    postings: Vec<Vec<(u32, [u16; FIELDS])>>,
+    /// Tools, names, vocabulary and sorted postings `(slot, per-field tf)`.
+    store: SlotStore<Doc, [u16; FIELDS]>,
     /// Terms seen in the name or server field, by their one-deletion variants.
     deletes: FxHashMap<Box<str>, Vec<u32>>,
     name_terms: FxHashSet<u32>,
@@ -240,14 +254,13 @@ pub struct EnhancedIndex {
     len_sum: [u64; FIELDS],
     /// Per slot, the field length normalizations (zeros for an empty slot).
     norms: Vec<[f64; FIELDS]>,
-    generation: u64,
     scratch: RefCell<Scratch>,
 }
 
 impl std::fmt::Debug for EnhancedIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EnhancedIndex")
-            .field("len", &self.live)
+            .field("len", &self.store.live)
             .finish()
     }
 }
@@ -273,19 +286,13 @@ impl EnhancedIndex {
             params,
             analyzer: Analyzer::default(),
             parallel_threshold,
-            docs: Vec::new(),
-            by_name: FxHashMap::default(),
-            live: 0,
-            vocab: FxHashMap::default(),
-            term_text: Vec::new(),
-            postings: Vec::new(),
+            store: SlotStore::default(),
             deletes: FxHashMap::default(),
             name_terms: FxHashSet::default(),
             keys: FxHashMap::default(),
             servers: FxHashMap::default(),
             len_sum: [0; FIELDS],
             norms: Vec::new(),
-            generation: 0,
             scratch: RefCell::new(Scratch::default()),
         }
     }
@@ -313,6 +320,7 @@ impl EnhancedIndex {
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         let docs: usize = self
+            .store
             .docs
             .iter()
             .flatten()
@@ -324,11 +332,12 @@ impl EnhancedIndex {
             })
             .sum();
         let postings: usize = self
+            .store
             .postings
             .iter()
             .map(|p| p.capacity() * size_of::<(u32, [u16; FIELDS])>() + 24)
             .sum();
-        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        let vocab: usize = self.store.term_text.iter().map(|t| 2 * t.len() + 48).sum();
         let deletes: usize = self
             .deletes
             .iter()
@@ -339,57 +348,57 @@ impl EnhancedIndex {
             .iter()
             .map(|(k, v)| k.capacity() + v.capacity() * 8 + 48)
             .sum();
-        docs + self.docs.capacity() * size_of::<Option<Doc>>()
+        docs + self.store.docs.capacity() * size_of::<Option<Doc>>()
             + postings
             + vocab
             + deletes
             + keys
-            + self.by_name.len() * 48
-            + self.by_name.keys().map(String::len).sum::<usize>()
+            + self.store.by_name.len() * 48
+            + self.store.by_name.keys().map(String::len).sum::<usize>()
             + self.norms.capacity() * size_of::<[f64; FIELDS]>()
     }
 
     pub fn len(&self) -> usize {
-        self.live
+        self.store.live
     }
 
     pub fn is_empty(&self) -> bool {
-        self.live == 0
+        self.store.live == 0
     }
 
+    /// Increases when removals renumber slots.
     pub fn generation(&self) -> u64 {
-        self.generation
+        self.store.generation()
+    }
+
+    /// One past the last slot in use (live or emptied).
+    pub fn slot_count(&self) -> usize {
+        self.store.slot_count()
     }
 
     /// The name of the tool in a slot.
     pub fn name(&self, slot: u32) -> Option<&str> {
-        self.docs
-            .get(slot as usize)?
-            .as_ref()
-            .map(|d| d.name.as_str())
+        self.store.doc(slot).map(|d| d.name.as_str())
     }
 
     pub fn slot_of(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name).copied()
+        self.store.slot_of(name)
     }
 
     pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.docs
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.is_some())
-            .map(|(i, _)| i as u32)
+        self.store.slots()
     }
 
     /// Distinct analysed terms of a tool, first seen first.
     pub fn tokens(&self, slot: u32) -> Vec<&str> {
-        self.docs
+        self.store
+            .docs
             .get(slot as usize)
             .and_then(Option::as_ref)
             .map(|d| {
                 d.terms
                     .iter()
-                    .map(|(t, _)| &*self.term_text[*t as usize])
+                    .map(|(t, _)| &*self.store.term_text[*t as usize])
                     .collect()
             })
             .unwrap_or_default()
@@ -400,9 +409,9 @@ impl EnhancedIndex {
         crate::index::check_unique(&tools)?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::new();
-        let mut next = self.docs.len() as u32;
+        let mut next = self.store.slot_count() as u32;
         for t in tools {
-            match self.by_name.get(&t.name).copied() {
+            match self.store.slot_of(&t.name) {
                 Some(slot) => {
                     slots.push(slot);
                     self.unlink(slot);
@@ -425,12 +434,13 @@ impl EnhancedIndex {
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
         let mut n = 0;
         for name in names {
-            if let Some(slot) = self.by_name.get(name.as_ref()).copied() {
+            if let Some(slot) = self.store.slot_of(name.as_ref()) {
                 self.unlink(slot);
                 n += 1;
             }
         }
         if n > 0 {
+            self.maybe_compact();
             self.refresh();
         }
         n
@@ -447,8 +457,7 @@ impl EnhancedIndex {
             tools.iter().map(|t| analyze_doc(a, t)).collect()
         };
         for an in analyzed {
-            let slot = self.docs.len() as u32;
-            self.docs.push(None);
+            let slot = self.store.push_slot();
             self.link(slot, an);
         }
     }
@@ -456,26 +465,16 @@ impl EnhancedIndex {
     fn link(&mut self, slot: u32, a: Analyzed) {
         let mut terms = Vec::with_capacity(a.tf.len());
         for (tok, tfs) in a.tf {
-            let id = match self.vocab.get(tok.as_str()) {
-                Some(&id) => id,
-                None => {
-                    let id = self.term_text.len() as u32;
-                    let b: Box<str> = tok.into_boxed_str();
-                    self.vocab.insert(b.clone(), id);
-                    self.term_text.push(b);
-                    self.postings.push(Vec::new());
-                    id
-                }
-            };
+            let (id, _) = self.store.intern(&tok);
             if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
-                let text = self.term_text[id as usize].clone();
+                let text = self.store.term_text[id as usize].clone();
                 if text.chars().count() >= 4 && !text.chars().any(is_cjk) {
                     for d in deletions(&text) {
                         self.deletes.entry(d.into_boxed_str()).or_default().push(id);
                     }
                 }
             }
-            self.postings[id as usize].push((slot, tfs));
+            self.store.post(id, slot, tfs);
             terms.push((id, tfs));
         }
         for (k, tier) in &a.keys {
@@ -487,28 +486,23 @@ impl EnhancedIndex {
         for f in 0..FIELDS {
             self.len_sum[f] += a.len[f] as u64;
         }
-        self.by_name.insert(a.name.clone(), slot);
-        self.live += 1;
-        self.docs[slot as usize] = Some(Doc {
-            name: a.name,
-            server_key: a.server_key,
-            terms,
-            len: a.len,
-            norm: [1.0; FIELDS],
-            keys: a.keys,
-        });
+        self.store.occupy(
+            slot,
+            Doc {
+                name: a.name,
+                server_key: a.server_key,
+                terms,
+                len: a.len,
+                norm: [1.0; FIELDS],
+                keys: a.keys,
+            },
+        );
     }
 
     fn unlink(&mut self, slot: u32) {
-        let Some(doc) = self.docs[slot as usize].take() else {
+        let Some(doc) = self.store.vacate(slot) else {
             return;
         };
-        for (t, _) in &doc.terms {
-            let p = &mut self.postings[*t as usize];
-            if let Some(i) = p.iter().position(|e| e.0 == slot) {
-                p.remove(i);
-            }
-        }
         for (k, _) in &doc.keys {
             if let Some(v) = self.keys.get_mut(k) {
                 v.retain(|e| e.0 != slot);
@@ -528,21 +522,38 @@ impl EnhancedIndex {
         for f in 0..FIELDS {
             self.len_sum[f] -= doc.len[f] as u64;
         }
-        self.by_name.remove(&doc.name);
-        self.live -= 1;
+    }
+
+    /// Renumber slots when more than half are empty (see [`SlotStore::maybe_compact`]),
+    /// with the name-key and server tables.
+    fn maybe_compact(&mut self) {
+        let Some(map) = self.store.maybe_compact() else {
+            return;
+        };
+        for v in self.keys.values_mut() {
+            for e in v.iter_mut() {
+                e.0 = map[e.0 as usize];
+            }
+        }
+        for v in self.servers.values_mut() {
+            for e in v.iter_mut() {
+                *e = map[*e as usize];
+            }
+        }
     }
 
     fn refresh(&mut self) {
-        let n = self.live.max(1) as f64;
+        let n = self.store.live.max(1) as f64;
         let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
         let b = self.params.b;
-        for d in self.docs.iter_mut().flatten() {
+        for d in self.store.docs.iter_mut().flatten() {
             for f in 0..FIELDS {
                 d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
             }
         }
         // Dense copy by slot: the query loop reads it instead of the tools.
         self.norms = self
+            .store
             .docs
             .iter()
             .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
@@ -550,8 +561,8 @@ impl EnhancedIndex {
     }
 
     fn idf(&self, term: u32) -> f64 {
-        let n = self.live as f64;
-        let df = self.postings[term as usize].len() as f64;
+        let n = self.store.live as f64;
+        let df = self.store.postings[term as usize].len() as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
@@ -643,9 +654,10 @@ impl EnhancedIndex {
                 t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk)
             })
             .filter(|t| {
-                self.vocab
+                self.store
+                    .vocab
                     .get(t.term.as_str())
-                    .is_none_or(|&id| self.postings[id as usize].is_empty())
+                    .is_none_or(|&id| self.store.postings[id as usize].is_empty())
             })
             .map(|t| t.term.clone())
             .collect();
@@ -667,7 +679,7 @@ impl EnhancedIndex {
     /// terms that no longer are, after removals: they are skipped here, so corrections depend
     /// only on the current tools, not on the index's history).
     fn is_name_term(&self, id: u32) -> bool {
-        self.postings[id as usize]
+        self.store.postings[id as usize]
             .iter()
             .any(|(_, tf)| tf[0] > 0 || tf[1] > 0)
     }
@@ -676,7 +688,7 @@ impl EnhancedIndex {
         let mut out: Vec<String> = Vec::new();
         let mut push = |id: u32| {
             if self.is_name_term(id) {
-                let t = self.term_text[id as usize].to_string();
+                let t = self.store.term_text[id as usize].to_string();
                 if t != word && !out.contains(&t) {
                     out.push(t);
                 }
@@ -686,7 +698,7 @@ impl EnhancedIndex {
             ids.iter().for_each(|&i| push(i));
         }
         for d in deletions(word) {
-            if let Some(&id) = self.vocab.get(d.as_str()) {
+            if let Some(&id) = self.store.vocab.get(d.as_str()) {
                 push(id);
             }
             if let Some(ids) = self.deletes.get(d.as_str()) {
@@ -722,7 +734,7 @@ impl EnhancedIndex {
                     for &(slot, tier) in v {
                         let mut t = tier;
                         if tier == TIER_LEAF {
-                            let on_server = self.docs[slot as usize]
+                            let on_server = self.store.docs[slot as usize]
                                 .as_ref()
                                 .and_then(|d| d.server_key.as_ref())
                                 .is_some_and(|s| raw_servers.contains(s));
@@ -748,7 +760,8 @@ impl EnhancedIndex {
 
     /// [`EnhancedIndex::search`] on an analysed query.
     pub fn search_parsed(&self, q: &ParsedQuery, limit: usize, min_score: f64) -> Vec<Hit> {
-        if self.live == 0 || (q.terms.is_empty() && q.raw.is_empty() && q.servers.is_empty()) {
+        if self.store.live == 0 || (q.terms.is_empty() && q.raw.is_empty() && q.servers.is_empty())
+        {
             return Vec::new();
         }
         if q.terms.is_empty() && !q.servers.is_empty() {
@@ -776,43 +789,29 @@ impl EnhancedIndex {
             .terms
             .iter()
             .filter_map(|t| {
-                self.vocab
+                self.store
+                    .vocab
                     .get(t.term.as_str())
                     .map(|&id| (id, t.weight, t.required))
             })
-            .filter(|(id, _, _)| !self.postings[*id as usize].is_empty())
+            .filter(|(id, _, _)| !self.store.postings[*id as usize].is_empty())
             .collect();
         let required_missing = q.terms.iter().any(|t| {
             t.required
                 && !terms
                     .iter()
-                    .any(|(id, _, r)| *r && *self.term_text[*id as usize] == t.term)
+                    .any(|(id, _, r)| *r && *self.store.term_text[*id as usize] == t.term)
         });
         let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let n = self.docs.len();
-        if s.cells.len() < n {
-            s.cells.resize(n, (0.0, 0.0, 0));
-        }
-        s.epoch = s.epoch.wrapping_add(1);
-        if s.epoch == 0 {
-            s.cells.iter_mut().for_each(|c| c.2 = 0);
-            s.epoch = 1;
-        }
-        let epoch = s.epoch;
-        s.touched.clear();
+        s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         for &(id, w, _) in &terms {
             let idf = self.idf(id);
-            for &(slot, tfs) in &self.postings[id as usize] {
-                let i = slot as usize;
-                let c = &mut s.cells[i];
-                if c.2 != epoch {
-                    *c = (0.0, 0.0, epoch);
-                    s.touched.push(slot);
-                }
-                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[i]);
+            for &(slot, tfs) in &self.store.postings[id as usize] {
+                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[slot as usize]);
+                let c = s.cell(slot);
                 c.0 += w * idf * tfw / (p.k1 + tfw);
                 c.1 += w * idf;
             }
@@ -820,7 +819,7 @@ impl EnhancedIndex {
         let tiers = self.tiers(q);
         let server_ok = |slot: u32| {
             q.servers.is_empty()
-                || self.docs[slot as usize]
+                || self.store.docs[slot as usize]
                     .as_ref()
                     .and_then(|d| d.server_key.as_ref())
                     .is_some_and(|k| q.servers.contains(k))
@@ -828,23 +827,25 @@ impl EnhancedIndex {
         let has_required = |slot: u32| {
             required
                 .iter()
-                .all(|t| self.postings[*t as usize].iter().any(|e| e.0 == slot))
+                .all(|&t| self.store.posting(t, slot).is_some())
         };
-        let mut hits = Vec::with_capacity(s.touched.len() + tiers.len());
+        let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
         // Coverage of the best-scoring tool (what the abstain rule looks at).
         let mut best_cov = 0.0f64;
         let mut best_score = f64::NEG_INFINITY;
-        for &slot in &s.touched {
-            let i = slot as usize;
+        for &slot in s.touched() {
+            let Some(&Cell(score, mass, _)) = s.get(slot) else {
+                continue;
+            };
             if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot))
             {
                 continue;
             }
             let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
-            let rel = (s.cells[i].0 / max_score).min(0.999_999);
+            let rel = (score / max_score).min(0.999_999);
             if tier + rel > best_score {
                 best_score = tier + rel;
-                best_cov = s.cells[i].1;
+                best_cov = mass;
             }
             hits.push(Hit {
                 slot,
@@ -852,7 +853,7 @@ impl EnhancedIndex {
             });
         }
         for (&slot, &tier) in &tiers {
-            if s.cells[slot as usize].2 != epoch
+            if s.get(slot).is_none()
                 && server_ok(slot)
                 && !required_missing
                 && (required.is_empty() || has_required(slot))
@@ -879,9 +880,10 @@ impl EnhancedIndex {
             .iter()
             .filter_map(|t| {
                 let known = self
+                    .store
                     .vocab
                     .get(t.term.as_str())
-                    .filter(|&&id| !self.postings[id as usize].is_empty());
+                    .filter(|&&id| !self.store.postings[id as usize].is_empty());
                 match (t.origin.as_str(), known) {
                     ("query", Some(&id)) => Some(t.weight * self.idf(id)),
                     ("query", None) if !t.term.chars().any(is_cjk) => {
@@ -895,19 +897,19 @@ impl EnhancedIndex {
     }
 
     fn idf_unknown(&self) -> f64 {
-        let n = self.live as f64;
+        let n = self.store.live as f64;
         (1.0 + (n + 0.5) / 0.5).ln()
     }
 
     /// Per-term, per-field contributions of one tool for a query.
     pub fn explain(&self, query: &str, name: &str) -> Option<Explain> {
         let slot = self.slot_of(name)?;
-        let doc = self.docs[slot as usize].as_ref()?;
+        let doc = self.store.docs[slot as usize].as_ref()?;
         let q = self.parse_query(query);
         let p = &self.params;
         let mut terms = Vec::new();
         for t in &q.terms {
-            let Some(&id) = self.vocab.get(t.term.as_str()) else {
+            let Some(&id) = self.store.vocab.get(t.term.as_str()) else {
                 continue;
             };
             let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else {
@@ -939,7 +941,7 @@ impl EnhancedIndex {
             .terms
             .iter()
             .filter_map(|t| {
-                let id = *self.vocab.get(t.term.as_str())?;
+                let id = *self.store.vocab.get(t.term.as_str())?;
                 doc.terms
                     .iter()
                     .any(|(x, _)| *x == id)

@@ -1,0 +1,74 @@
+/**
+ * The CLI never blocks forever: a `--catalog` that is a FIFO with no writer, a character device
+ * or a directory is refused (exit 1) well inside a deadline, under Node and Bun. `--mcp`
+ * commands are split like a shell would, and shell operators are refused.
+ */
+import { describe, expect, test } from 'bun:test'
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { splitCommand, readRegularFile, COMMANDS } = require('../dist/cli.js') as typeof import('../ts/cli')
+
+const CLI = path.join(import.meta.dir, '..', 'dist', 'cli.js')
+const DEADLINE_MS = 15_000
+const hasMkfifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version']).status === 0
+
+function cli(runtime: 'node' | 'bun', ...args: string[]) {
+  const r = spawnSync(runtime === 'node' ? 'node' : process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: DEADLINE_MS, stdio: ['ignore', 'pipe', 'pipe'] })
+  return { status: r.status, signal: r.signal, timedOut: (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT', stderr: r.stderr }
+}
+
+describe.each(['node', 'bun'] as const)('hostile --catalog under %s', (runtime) => {
+  test.skipIf(!hasMkfifo)('a FIFO with no writer is refused, not waited on', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ti-fifo-'))
+    const fifo = path.join(dir, 'catalog.json')
+    spawnSync('mkfifo', [fifo])
+    try {
+      const r = cli(runtime, 'search', 'x', '--catalog', fifo)
+      expect(r.timedOut).toBe(false)
+      expect(r.status).toBe(1)
+      expect(r.stderr).toContain('FIFO')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, DEADLINE_MS + 5_000)
+
+  test.skipIf(!fs.existsSync('/dev/zero'))('a device (/dev/zero, endless) is refused', () => {
+    const r = cli(runtime, 'search', 'x', '--catalog', '/dev/zero')
+    expect(r.timedOut).toBe(false)
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('device')
+  }, DEADLINE_MS + 5_000)
+
+  test('a directory is refused', () => {
+    const r = cli(runtime, 'search', 'x', '--catalog', os.tmpdir())
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('directory')
+  }, DEADLINE_MS + 5_000)
+})
+
+describe('CLI parts', () => {
+  test('a regular catalog file still reads', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ti-cat-')), 'c.json')
+    fs.writeFileSync(file, '{"tools":[]}')
+    expect(readRegularFile(file, 'catalog')).toBe('{"tools":[]}')
+  })
+
+  test('--mcp splits like a shell: quotes and escapes kept, operators refused', () => {
+    expect(splitCommand(`npx -y "@scope/server name" --dir 'a b' c\\ d`)).toEqual(['npx', '-y', '@scope/server name', '--dir', 'a b', 'c d'])
+    for (const bad of ['a | b', 'a; rm -rf /', 'a && b', 'a > out', 'a *.json']) expect(() => splitCommand(bad)).toThrow()
+  })
+
+  test('subcommands are a map (search is one entry)', () => {
+    expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['search', 'serve']))
+    expect(typeof COMMANDS.search).toBe('function')
+  })
+
+  test('unknown flags and bad values are usage errors (exit 2)', () => {
+    for (const args of [['search', 'x', '--bogus'], ['search', 'x', '--limit=abc'], ['search', 'x', '--scoring=fast'], ['nope', 'x']]) {
+      expect(cli('node', ...args).status).toBe(2)
+    }
+  })
+})

@@ -1,0 +1,248 @@
+/**
+ * The drop-in API and toolSearch under hostile or awkward input: cached indexes that never
+ * change under their holder, arrays replaced in place, bad tools left out instead of failing
+ * every query, coded errors for everything that reaches the caller, linear `select:`, and
+ * `dispose()`.
+ */
+import { afterEach, describe, expect, test } from 'bun:test'
+import {
+  ToolIndex,
+  ToolIndexCache,
+  ToolIndexError,
+  buildToolIndex,
+  clearToolIndexCache,
+  formatToolSearchResult,
+  getToolIndex,
+  searchTools,
+  toolSearch,
+  type ToolLike,
+} from '../ts/index'
+
+const tool = (name: string, description = `${name} does things`, extra: Partial<ToolLike> = {}): ToolLike => ({
+  name,
+  description,
+  ...extra,
+})
+const names = (index: ToolIndex) => index.names().sort()
+
+/** The error `fn` throws or rejects with (fails the test when there is none). */
+async function caught(fn: () => unknown): Promise<unknown> {
+  try {
+    await fn()
+  } catch (e) {
+    return e
+  }
+  throw new Error('expected a throw')
+}
+async function expectCode(fn: () => unknown, code: ToolIndexError["code"]) {
+  const e = await caught(fn)
+  expect(e).toBeInstanceOf(ToolIndexError)
+  expect((e as ToolIndexError).code).toBe(code)
+}
+
+afterEach(() => clearToolIndexCache())
+
+describe('getToolIndex: an index once returned keeps its tools', () => {
+  test('after a later call with another list', async () => {
+    const a = await getToolIndex([tool('alpha_weather'), tool('beta_calendar')])
+    const b = await getToolIndex([tool('alpha_weather'), tool('gamma_email')])
+    expect(names(a)).toEqual(['alpha_weather', 'beta_calendar'])
+    expect(names(b)).toEqual(['alpha_weather', 'gamma_email'])
+    expect(searchTools('calendar', a).map((r) => r.name)).toEqual(['beta_calendar'])
+    expect(searchTools('calendar', b)).toEqual([])
+    expect(searchTools('email', a)).toEqual([])
+  })
+
+  test('under concurrent calls with different lists', async () => {
+    const lists = Array.from({ length: 6 }, (_, k) => [tool('shared_tool'), tool(`only_${k}_tool`, `unique word${k}`)])
+    const indexes = await Promise.all(lists.map((l) => getToolIndex(l)))
+    indexes.forEach((index, k) => {
+      expect(names(index)).toEqual([`only_${k}_tool`, 'shared_tool'].sort())
+      expect(searchTools(`word${k}`, index).map((r) => r.name)).toEqual([`only_${k}_tool`])
+    })
+    // ...and again, after all of them settled and the old ones were used once more
+    indexes.forEach((index, k) => expect(index.has(`only_${k}_tool`)).toBe(true))
+  })
+
+  test('the same names give the same object; a disposed one is replaced by a fresh build', async () => {
+    const list = [tool('one_tool'), tool('two_tool')]
+    const a = await getToolIndex(list)
+    expect(await getToolIndex([...list].reverse())).toBe(a)
+    a.dispose()
+    const b = await getToolIndex(list)
+    expect(b).not.toBe(a)
+    expect(names(b)).toEqual(['one_tool', 'two_tool'])
+  })
+})
+
+describe('searchTools over a plain array', () => {
+  test('notices an element replaced in place', async () => {
+    const entries = (await buildToolIndex([tool('weather_lookup', 'forecast rain'), tool('file_reader', 'read files')])).toArray()
+    expect(searchTools('forecast', entries).map((r) => r.name)).toEqual(['weather_lookup'])
+    const replacement = (await buildToolIndex([tool('stock_quotes', 'forecast prices')])).toArray()[0]
+    entries[0] = replacement
+    expect(searchTools('forecast', entries).map((r) => r.name)).toEqual(['stock_quotes'])
+    expect(searchTools('rain', entries)).toEqual([])
+  })
+
+  test('a huge sparse array is refused with a code before anything is sized from it', async () => {
+    const sparse: unknown[] = []
+    sparse.length = 2 ** 32 - 1
+    await expectCode(() => searchTools('x', sparse as never), 'E_TOO_LARGE')
+    await expectCode(() => buildToolIndex(sparse as never), 'E_TOO_LARGE')
+    await expectCode(() => getToolIndex(sparse as never), 'E_TOO_LARGE')
+    await expectCode(() => ToolIndex.fromEntries(sparse as never), 'E_TOO_LARGE')
+    await expectCode(() => toolSearch({ query: 'x' }, { tools: sparse as never }), 'E_TOO_LARGE')
+  })
+})
+
+describe('one bad tool does not take down search', () => {
+  const good = [tool('mcp__wx__forecast', 'weather forecast'), tool('mcp__cal__events', 'calendar events')]
+
+  test('an oversize or repeated name is left out and reported; the rest is searched', async () => {
+    const tools = [...good, tool('x'.repeat(5000), 'weather'), tool('mcp__wx__forecast', 'a second copy'), tool('', 'empty')]
+    const index = await buildToolIndex(tools)
+    expect(names(index)).toEqual(['mcp__cal__events', 'mcp__wx__forecast'])
+    expect(index.skipped.map((s) => s.reason).sort()).toEqual(['duplicate_name', 'empty_name', 'name_too_long'])
+    for (let i = 0; i < 3; i++) {
+      const out = await toolSearch({ query: 'weather forecast' }, { tools, cache: new ToolIndexCache() })
+      expect(out.matches[0]).toBe('mcp__wx__forecast')
+      expect(out.skipped_tools?.length).toBe(3)
+    }
+  })
+
+  test('a duplicate name keeps the first tool, as a scan in order finds it', async () => {
+    const index = await buildToolIndex([tool('dup_tool', 'first words'), tool('dup_tool', 'second words')])
+    expect(index.get('dup_tool')?.description).toBe('first words')
+  })
+})
+
+describe('coded errors for everything that reaches the caller', () => {
+  const throwingName = () => {
+    const t = tool('placeholder')
+    Object.defineProperty(t, 'name', { get: () => { throw new Error('boom') }, enumerable: true })
+    return t
+  }
+
+  test('a throwing name getter', async () => {
+    await expectCode(() => buildToolIndex([tool('ok_tool'), throwingName()]), 'E_INVALID_ARG')
+    await expectCode(() => getToolIndex([tool('ok_tool'), throwingName()]), 'E_INVALID_ARG')
+    await expectCode(() => toolSearch({ query: 'ok' }, { tools: [tool('ok_tool'), throwingName()], cache: new ToolIndexCache() }), 'E_INVALID_ARG')
+  })
+
+  test('a Proxy whose every trap throws', async () => {
+    const hostile = new Proxy({}, { get: () => { throw new Error('trap') }, getOwnPropertyDescriptor: () => { throw new Error('trap') }, has: () => { throw new Error('trap') } })
+    await expectCode(() => buildToolIndex([hostile as never]), 'E_INVALID_ARG')
+    await expectCode(() => toolSearch({ query: 'x' }, { tools: [hostile as never], cache: new ToolIndexCache() }), 'E_INVALID_ARG')
+  })
+
+  test('a tool list that is a hostile or revoked Proxy', async () => {
+    const throwing = new Proxy([tool('a_tool')], { get: () => { throw new Error('trap') } })
+    const { proxy: revoked, revoke } = Proxy.revocable([tool('a_tool')], {})
+    revoke()
+    for (const tools of [throwing, revoked]) {
+      await expectCode(() => buildToolIndex(tools as never), 'E_INVALID_ARG')
+      await expectCode(() => getToolIndex(tools as never), 'E_INVALID_ARG')
+      await expectCode(() => searchTools('a', tools as never), 'E_INVALID_ARG')
+      await expectCode(() => toolSearch({ query: 'a' }, { tools: tools as never, cache: new ToolIndexCache() }), 'E_INVALID_ARG')
+    }
+  })
+
+  test('cyclic and BigInt schemas in discover: and formatToolSearchResult never throw', async () => {
+    const cyclic: Record<string, unknown> = { type: 'object', properties: {} }
+    ;(cyclic.properties as Record<string, unknown>).self = cyclic
+    const big = { type: 'object', properties: { n: { type: 'integer', default: 10n } } }
+    const tools = [tool('cyclic_tool', 'loops forever', { inputJSONSchema: cyclic }), tool('bigint_tool', 'loops forever', { inputJSONSchema: big }), tool('other_tool', 'sends mail')]
+    const out = await toolSearch({ query: 'discover:loops forever' }, { tools, cache: new ToolIndexCache() })
+    expect(out.matches.sort()).toEqual(['bigint_tool', 'cyclic_tool'])
+    expect(out.text).toContain('bigint_tool')
+    const block = formatToolSearchResult({ matches: ['cyclic_tool', 'bigint_tool'], query: 'q', total_deferred_tools: 2 }, 'id', { supportsToolReference: false, tools })
+    expect(typeof block.content).toBe('string')
+    expect(block.content as string).toContain('"10"')
+  })
+
+  test('malformed ctx.pendingMcpServers and ctx.cache', async () => {
+    const tools = [tool('some_tool')]
+    for (const pendingMcpServers of [42, 'server', [1, 2], { length: 3 }]) {
+      await expectCode(() => toolSearch({ query: 'zzz' }, { tools, pendingMcpServers: pendingMcpServers as never }), 'E_INVALID_ARG')
+    }
+    const getterArray = ['a']
+    Object.defineProperty(getterArray, 0, { get: () => { throw new Error('x') } })
+    await expectCode(() => toolSearch({ query: 'zzz' }, { tools, pendingMcpServers: getterArray }), 'E_INVALID_ARG')
+    const huge: string[] = []
+    huge.length = 2 ** 31
+    await expectCode(() => toolSearch({ query: 'zzz' }, { tools, pendingMcpServers: huge }), 'E_TOO_LARGE')
+    for (const cache of [{}, { get: () => null }, 7, new Map()]) {
+      await expectCode(() => toolSearch({ query: 'zzz' }, { tools, cache: cache as never }), 'E_INVALID_ARG')
+    }
+    const ok = await toolSearch({ query: 'zzz' }, { tools, pendingMcpServers: ['slack'], cache: new ToolIndexCache() })
+    expect(ok.pending_mcp_servers).toEqual(['slack'])
+  })
+
+  test('an enhanced build with a throwing getter inside a schema gives E_INVALID_ARG', async () => {
+    const schema = { type: 'object', properties: {} as Record<string, unknown> }
+    Object.defineProperty(schema.properties, 'path', { get: () => { throw new Error('schema getter') }, enumerable: true })
+    const tools = [tool('schema_tool', 'reads a path', { inputJSONSchema: schema })]
+    await expectCode(() => buildToolIndex(tools, { scoring: 'enhanced' }), 'E_INVALID_ARG')
+    await expectCode(() => ToolIndex.fromEntries([{ name: 'schema_tool', inputSchema: schema }], { scoring: 'enhanced' }), 'E_INVALID_ARG')
+    // compat does not read schemas: the tool is indexed
+    expect((await buildToolIndex(tools)).has('schema_tool')).toBe(true)
+  })
+
+  test('a polluted Object.prototype does not make a tool core or alwaysLoad', async () => {
+    const proto = Object.prototype as Record<string, unknown>
+    proto.alwaysLoad = true
+    try {
+      const out = await toolSearch({ query: 'select:proto_tool' }, { tools: [tool('proto_tool')], cache: new ToolIndexCache() })
+      expect(out.matches).toEqual(['proto_tool'])
+      expect(out.already_loaded).toBeUndefined()
+    } finally {
+      delete proto.alwaysLoad
+    }
+  })
+})
+
+describe('select: is linear', () => {
+  test('10k names over 100k tools (time printed, not asserted)', async () => {
+    const tools = Array.from({ length: 100_000 }, (_, i) => ({ name: `mcp__srv${i % 50}__tool_${i}`, description: '' }))
+    const wanted = Array.from({ length: 10_000 }, (_, i) => `mcp__srv${(i * 7) % 50}__tool_${i * 7}`)
+    const cache = new ToolIndexCache()
+    const t0 = performance.now()
+    const out = await toolSearch({ query: `select:${wanted.join(',')}` }, { tools, cache })
+    const first = performance.now() - t0
+    const t1 = performance.now()
+    await toolSearch({ query: `select:${wanted.join(',')}` }, { tools, cache })
+    const again = performance.now() - t1
+    console.log(`select: 10k names over 100k tools: ${first.toFixed(0)} ms (first, includes the index build), ${again.toFixed(1)} ms (cached)`)
+    expect(out.matches.length).toBe(10_000)
+    expect(out.matches[9_999]).toBe(wanted[9_999])
+  }, 120_000)
+})
+
+describe('dispose', () => {
+  test('frees the index; later use is E_DISPOSED; idempotent; Symbol.dispose', async () => {
+    const index = await buildToolIndex([tool('disposable_tool')])
+    expect(index.disposed).toBe(false)
+    index.dispose()
+    index.dispose()
+    expect(index.disposed).toBe(true)
+    await expectCode(() => index.search('disposable'), 'E_DISPOSED')
+    await expectCode(() => index.length, 'E_DISPOSED')
+    const other = ToolIndex.fromEntries([{ name: 'scoped_tool' }])
+    {
+      using scoped = other
+      expect(scoped.has('scoped_tool')).toBe(true)
+    }
+    expect(other.disposed).toBe(true)
+  })
+
+  test('a disposed old view does not disturb the cache line it came from', async () => {
+    const a = await getToolIndex([tool('first_tool')])
+    const b = await getToolIndex([tool('first_tool'), tool('second_tool')])
+    a.dispose()
+    expect(names(b)).toEqual(['first_tool', 'second_tool'])
+    const c = await getToolIndex([tool('second_tool')])
+    expect(names(c)).toEqual(['second_tool'])
+    expect(names(b)).toEqual(['first_tool', 'second_tool'])
+  })
+})

@@ -1,0 +1,247 @@
+//! The slot store both scorers keep their tools in: documents by slot, the name → slot map,
+//! the live count, the term vocabulary and per-term postings sorted by slot, plus linking,
+//! unlinking, compaction under churn, generations and the unique-name rule. A scorer keeps
+//! only its own document analysis and formula on top (`D` is its per-tool record, `P` its
+//! per-posting payload).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::{ErrorCode, IndexError};
+use crate::index::ToolDoc;
+
+/// What the store needs to know about a scorer's per-tool record.
+pub trait SlotDoc {
+    /// The tool's name (unique in the store).
+    fn name(&self) -> &str;
+    /// The term ids this tool is posted under.
+    fn term_ids(&self) -> impl Iterator<Item = u32> + '_;
+}
+
+/// Compaction starts once this many slots are empty (and more than half are).
+pub const COMPACT_MIN_EMPTY: usize = 64;
+
+/// Documents, names, vocabulary and sorted postings shared by every scorer.
+#[derive(Debug, Clone)]
+pub struct SlotStore<D, P> {
+    pub(crate) docs: Vec<Option<D>>,
+    pub(crate) by_name: FxHashMap<String, u32>,
+    pub(crate) live: usize,
+    pub(crate) vocab: FxHashMap<Box<str>, u32>,
+    pub(crate) term_text: Vec<Box<str>>,
+    /// Per term, `(slot, payload)` sorted by slot.
+    pub(crate) postings: Vec<Vec<(u32, P)>>,
+    pub(crate) generation: u64,
+}
+
+impl<D, P> Default for SlotStore<D, P> {
+    fn default() -> Self {
+        Self {
+            docs: Vec::new(),
+            by_name: FxHashMap::default(),
+            live: 0,
+            vocab: FxHashMap::default(),
+            term_text: Vec::new(),
+            postings: Vec::new(),
+            generation: 0,
+        }
+    }
+}
+
+impl<D: SlotDoc, P> SlotStore<D, P> {
+    /// Number of live tools.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// One past the last slot in use (live or empty).
+    pub fn slot_count(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Increases whenever compaction renumbers slots.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn doc(&self, slot: u32) -> Option<&D> {
+        self.docs.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    pub fn slot_of(&self, name: &str) -> Option<u32> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Live slots in index order.
+    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.is_some())
+            .map(|(i, _)| i as u32)
+    }
+
+    /// A fresh slot at the end.
+    pub fn push_slot(&mut self) -> u32 {
+        self.docs.push(None);
+        (self.docs.len() - 1) as u32
+    }
+
+    /// The id of a term, and whether it was new (new terms get an empty posting list).
+    pub fn intern(&mut self, term: &str) -> (u32, bool) {
+        if let Some(&id) = self.vocab.get(term) {
+            return (id, false);
+        }
+        let id = self.term_text.len() as u32;
+        let boxed: Box<str> = Box::from(term);
+        self.vocab.insert(boxed.clone(), id);
+        self.term_text.push(boxed);
+        self.postings.push(Vec::new());
+        (id, true)
+    }
+
+    /// The id of a known term.
+    pub fn term_id(&self, term: &str) -> Option<u32> {
+        self.vocab.get(term).copied()
+    }
+
+    /// Post `slot` under `term`, keeping the list sorted (appends in slot order are O(1); a
+    /// tool replaced in place goes to its sorted position).
+    pub fn post(&mut self, term: u32, slot: u32, payload: P) {
+        let p = &mut self.postings[term as usize];
+        if p.last().is_none_or(|&(s, _)| s < slot) {
+            p.push((slot, payload));
+        } else {
+            let at = p.partition_point(|&(s, _)| s < slot);
+            p.insert(at, (slot, payload));
+        }
+    }
+
+    /// `slot`'s payload under `term`, by binary search.
+    pub fn posting(&self, term: u32, slot: u32) -> Option<&P> {
+        let p = &self.postings[term as usize];
+        p.binary_search_by_key(&slot, |&(s, _)| s)
+            .ok()
+            .map(|i| &p[i].1)
+    }
+
+    /// Put a tool's record in its slot (the slot's postings are the caller's to add).
+    pub fn occupy(&mut self, slot: u32, doc: D) {
+        self.by_name.insert(doc.name().to_owned(), slot);
+        let cell = &mut self.docs[slot as usize];
+        if cell.is_none() {
+            self.live += 1;
+        }
+        *cell = Some(doc);
+    }
+
+    /// Take a tool out: its postings and name go, the slot stays (empty) until compaction.
+    pub fn vacate(&mut self, slot: u32) -> Option<D> {
+        let doc = self.docs.get_mut(slot as usize)?.take()?;
+        for t in doc.term_ids() {
+            let p = &mut self.postings[t as usize];
+            if let Ok(i) = p.binary_search_by_key(&slot, |&(s, _)| s) {
+                p.remove(i);
+            }
+        }
+        if self.by_name.get(doc.name()) == Some(&slot) {
+            self.by_name.remove(doc.name());
+        }
+        self.live -= 1;
+        Some(doc)
+    }
+
+    /// Renumber slots densely when more than half of them (and at least
+    /// [`COMPACT_MIN_EMPTY`]) are empty. Returns the old → new map (`u32::MAX` for emptied
+    /// slots) so the scorer can renumber its own side tables; the generation increases.
+    pub fn maybe_compact(&mut self) -> Option<Vec<u32>> {
+        let empty = self.docs.len() - self.live;
+        if empty < COMPACT_MIN_EMPTY || empty * 2 < self.docs.len() {
+            return None;
+        }
+        let mut map = vec![u32::MAX; self.docs.len()];
+        let mut next = 0u32;
+        for (i, d) in self.docs.iter().enumerate() {
+            if d.is_some() {
+                map[i] = next;
+                next += 1;
+            }
+        }
+        self.docs.retain(Option::is_some);
+        // The map is monotonic, so every posting list stays sorted.
+        for p in &mut self.postings {
+            for e in p.iter_mut() {
+                e.0 = map[e.0 as usize];
+            }
+        }
+        for v in self.by_name.values_mut() {
+            *v = map[*v as usize];
+        }
+        self.generation += 1;
+        Some(map)
+    }
+}
+
+/// Two tools in one batch with the same name are an error ([`ErrorCode::DuplicateName`],
+/// naming up to five of them).
+pub fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
+    let mut seen = FxHashSet::default();
+    let mut dups = Vec::new();
+    for t in tools {
+        if !seen.insert(t.name.as_str()) && dups.len() < 5 {
+            dups.push(t.name.clone());
+        }
+    }
+    if dups.is_empty() {
+        Ok(())
+    } else {
+        Err(IndexError::new(
+            ErrorCode::DuplicateName,
+            format!("tool names must be unique; repeated: {}", dups.join(", ")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct D(String, Vec<u32>);
+    impl SlotDoc for D {
+        fn name(&self) -> &str {
+            &self.0
+        }
+        fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
+            self.1.iter().copied()
+        }
+    }
+
+    #[test]
+    fn postings_stay_sorted_and_compaction_renumbers() {
+        let mut s: SlotStore<D, ()> = SlotStore::default();
+        let (t, new) = s.intern("x");
+        assert!(new);
+        for i in 0..200u32 {
+            let slot = s.push_slot();
+            s.post(t, slot, ());
+            s.occupy(slot, D(format!("n{i}"), vec![t]));
+        }
+        // Replace slot 5 in place: its posting goes back to its sorted position.
+        s.vacate(5);
+        s.post(t, 5, ());
+        s.occupy(5, D("n5".into(), vec![t]));
+        assert!(s.postings[0].windows(2).all(|w| w[0].0 < w[1].0));
+        for i in 0..150u32 {
+            s.vacate(i);
+        }
+        let map = s.maybe_compact().expect("compacts");
+        assert_eq!(map[150], 0);
+        assert_eq!(s.slot_count(), 50);
+        assert_eq!(s.slot_of("n199"), Some(49));
+        assert_eq!(s.generation(), 1);
+        assert!(s.posting(t, 49).is_some());
+    }
+}

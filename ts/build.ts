@@ -1,0 +1,147 @@
+/**
+ * Building an index from a host's tool list: which tools are indexed (the deferral rule, the
+ * exclude / include-force lists, bad names left out and reported), and each tool's description
+ * (its `prompt()`, awaited with a deadline).
+ */
+import { binding } from './native'
+import { ToolIndexError, invalidArg, native } from './errors'
+import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, envList, withTimeout } from './config'
+import { checkLength, checkScoring, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { inputSchemaOf } from './schema'
+import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
+import type { BuildOptions, Scoring, ToolLike } from './types'
+
+/**
+ * Build the index over the deferred tools of `tools` (drop-in for the reference): awaits each
+ * tool's `prompt()` concurrently (a throw or a timeout gives `""`), takes the input schema from
+ * `inputJSONSchema` or the zod `inputSchema`. Compat scoring unless `options.scoring` says
+ * otherwise. Never throws for one bad tool, as ccb's does not: a tool with an empty or oversize
+ * name, or a name an earlier indexed tool has, is left out and listed in `index.skipped`.
+ */
+export async function buildToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  const plan = planBuild(tools, options)
+  const stored = await collect(plan.indexable, tools, options)
+  const state = newState(stored, plan.scoring, options.tuning)
+  state.skipped = plan.skipped
+  return new ToolIndex(state)
+}
+
+/** Internal: which tools of a list a build indexes. */
+export interface Plan {
+  names: string[]
+  indexable: number[]
+  scoring: Scoring
+  skipped: SkippedTool[]
+}
+
+/**
+ * Which tools to index. A tool that would be indexed but has an empty or oversize name, or a
+ * name an earlier indexed tool already has, is left out and reported in `skipped` (as ccb's own
+ * lookup finds the first tool of a name, the first one is kept): one bad tool never stops the
+ * rest from being searched.
+ */
+export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
+  const { names, alwaysLoad, scoring, core, exclude, force } = readingInput('the tools and options', () => readPlanInput(tools, options))
+  const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
+  const indexable: number[] = []
+  const skipped: SkippedTool[] = []
+  const seen = new Set<string>()
+  keep.forEach((k, i) => {
+    if (!k) return
+    const name = names[i]
+    if (name.length === 0 || name.length > LIMITS.nameLength) {
+      skipped.push({ index: i, name: name.slice(0, 200), reason: name.length === 0 ? 'empty_name' : 'name_too_long' })
+      return
+    }
+    const key = nameKey(name)
+    if (seen.has(key)) {
+      skipped.push({ index: i, name, reason: 'duplicate_name' })
+      return
+    }
+    seen.add(key)
+    indexable.push(i)
+  })
+  return { names, indexable, scoring, skipped }
+}
+
+function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
+  checkToolArray(tools, 'tools')
+  if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
+  const scoring = checkScoring(options.scoring)
+  const names: string[] = new Array(tools.length)
+  const alwaysLoad: boolean[] = new Array(tools.length)
+  tools.forEach((tool, i) => {
+    if (tool === null || typeof tool !== 'object') throw invalidArg(`tools[${i}] must be an object, got ${typeName(tool)}`)
+    const name = readField(tool, 'name', i)
+    if (typeof name !== 'string') throw invalidArg(`tools[${i}].name must be a string, got ${typeName(name)}`)
+    names[i] = name
+    alwaysLoad[i] = readField(tool, 'alwaysLoad', i) === true
+  })
+  const core = options.coreTools === undefined ? undefined : stringList(options.coreTools, 'coreTools')
+  const exclude = [...envList(ENV.exclude), ...(options.exclude ? stringList(options.exclude, 'exclude') : [])]
+  const force = [...envList(ENV.includeForce), ...(options.includeForce ? stringList(options.includeForce, 'includeForce') : [])]
+  return { names, alwaysLoad, scoring, core, exclude, force }
+}
+
+export async function collect(indices: number[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
+  const timeout = readingInput('options.promptTimeoutMs', () => options.promptTimeoutMs) ?? DEFAULT_PROMPT_TIMEOUT_MS
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a finite number >= 0 (0 = no limit), got ${String(timeout)}`)
+  }
+  const context = options.promptContext ?? defaultPromptContext(tools)
+  const descriptions = await Promise.all(indices.map((i) => describe(tools[i], context, timeout)))
+  return indices.map((i, k) => {
+    const tool = tools[i]
+    const name = tool.name
+    const hint = readField(tool, 'searchHint', i)
+    const isMcp = readField(tool, 'isMcp', i)
+    let inputSchema: object | undefined
+    try {
+      inputSchema = inputSchemaOf(tool)
+    } catch {
+      inputSchema = undefined
+    }
+    const description = descriptions[k]
+    checkLength(description, LIMITS.textLength, `tools[${i}] description`)
+    const searchHint = typeof hint === 'string' ? hint : undefined
+    if (searchHint !== undefined) checkLength(searchHint, LIMITS.textLength, `tools[${i}].searchHint`)
+    const server = readField(tool, 'server', i)
+    return {
+      name,
+      description,
+      searchHint,
+      isMcp: typeof isMcp === 'boolean' ? isMcp : name.startsWith('mcp__'),
+      inputSchema,
+      server: typeof server === 'string' ? server : undefined,
+    }
+  })
+}
+
+async function describe(tool: ToolLike, context: unknown, timeoutMs: number): Promise<string> {
+  try {
+    let pending: unknown
+    if (typeof tool.prompt === 'function') pending = tool.prompt(context)
+    else if (typeof tool.description === 'string') return tool.description
+    else if (typeof tool.description === 'function') pending = tool.description({}, context)
+    else return ''
+    const value = await withTimeout(Promise.resolve(pending), timeoutMs)
+    return typeof value === 'string' ? value : ''
+  } catch {
+    return ''
+  }
+}
+
+function defaultPromptContext(tools: readonly ToolLike[]): unknown {
+  return {
+    getToolPermissionContext: async () => ({
+      mode: 'default',
+      additionalWorkingDirectories: new Map(),
+      alwaysAllowRules: {},
+      alwaysDenyRules: {},
+      alwaysAskRules: {},
+      isBypassPermissionsModeAvailable: false,
+    }),
+    tools,
+    agents: [],
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Caching: `ToolIndexCache` (one line: the same index while the tool names hold, updated
+ * incrementally when they change) and the drop-in `getToolIndex` over a module-wide cache.
+ */
+import { invalidArg } from './errors'
+import { ENV, envList } from './config'
+import { checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { buildToolIndex, collect, planBuild } from './build'
+import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
+import type { BuildOptions, ToolLike } from './types'
+
+interface CacheLine {
+  /** The names of the tools the line was asked for, in the order given... */
+  ordered: string[]
+  /** ...and as a set (the key is order-independent). */
+  names: Set<string>
+  count: number
+  optionsKey: string
+  pending: Promise<ToolIndex>
+  /** Values derived from this line's tool list (see `ToolIndexCache.memo`). */
+  memo: Map<string, unknown>
+  /** The index, once built (a disposed one is not handed out again). */
+  index?: ToolIndex
+}
+
+/**
+ * One cached index line: the same object while the set of tool names (the reference's key:
+ * the sorted, comma-joined names) and the options hold; when they change, the previous index
+ * is updated incrementally. Checking the key costs one set look-up per tool, not a sort.
+ */
+export class ToolIndexCache {
+  #line: CacheLine | null = null
+  /** How many full builds and incremental updates this cache has done. */
+  readonly stats = { builds: 0, updates: 0 }
+
+  get(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+    const optionsKey = optionsKeyOf(options)
+    const cur = this.#line?.index?.disposed ? null : this.#line
+    if (cur && cur.optionsKey === optionsKey && sameInOrder(cur, tools)) return cur.pending
+    const names = toolNames(tools)
+    if (cur && cur.optionsKey === optionsKey && sameNames(cur, names)) {
+      cur.ordered = names
+      return cur.pending
+    }
+    const previous = cur && cur.optionsKey === optionsKey ? cur : null
+    const line: CacheLine = {
+      ordered: names,
+      names: new Set(names),
+      count: names.length,
+      optionsKey,
+      pending: Promise.resolve(null as unknown as ToolIndex),
+      memo: new Map(),
+    }
+    line.pending = (async () => {
+      const base = previous ? await previous.pending.then(ToolIndex.takeState, () => undefined) : undefined
+      if (base) {
+        await updateState(base, tools, options)
+        this.stats.updates++
+        return new ToolIndex(base)
+      }
+      this.stats.builds++
+      return buildToolIndex(tools, options)
+    })()
+    line.pending.then(
+      (index) => {
+        line.index = index
+      },
+      () => {
+        if (this.#line === line) this.#line = null
+      },
+    )
+    this.#line = line
+    return line.pending
+  }
+
+  /**
+   * A value derived from the tool list of the current line (the last `get`), computed once
+   * per line: valid while the tool names hold.
+   */
+  memo<T>(key: string, compute: () => T): T {
+    const line = this.#line
+    if (!line) return compute()
+    if (!line.memo.has(key)) line.memo.set(key, compute())
+    return line.memo.get(key) as T
+  }
+
+  /** Forget the cached index. */
+  clear(): void {
+    this.#line = null
+  }
+}
+
+/** The same names in the same order as last time: one string comparison per tool. */
+function sameInOrder(line: CacheLine, tools: readonly ToolLike[]): boolean {
+  if (!Array.isArray(tools) || tools.length !== line.count) return false
+  const ordered = line.ordered
+  try {
+    for (let i = 0; i < tools.length; i++) if (tools[i]?.name !== ordered[i]) return false
+  } catch {
+    return false
+  }
+  return true
+}
+
+function toolNames(tools: readonly ToolLike[]): string[] {
+  checkToolArray(tools, 'tools')
+  const out = new Array<string>(tools.length)
+  try {
+    for (let i = 0; i < tools.length; i++) {
+      const n = tools[i]?.name
+      out[i] = typeof n === 'string' ? n : `\u0000${i}`
+    }
+  } catch {
+    // a throwing getter: find which, for the error message
+    for (let i = 0; i < tools.length; i++) if (tools[i] && typeof tools[i] === 'object') readField(tools[i], 'name', i)
+  }
+  return out
+}
+
+function sameNames(line: CacheLine, names: string[]): boolean {
+  if (names.length !== line.count) return false
+  for (const n of names) if (!line.names.has(n)) return false
+  return true
+}
+
+/** The module-wide cache `getToolIndex` uses. */
+const dropInCache = new ToolIndexCache()
+
+/**
+ * Cached `buildToolIndex`: returns the same object while the sorted, comma-joined names of
+ * `tools` (and the options) stay the same. When they change (an MCP server connected or
+ * disconnected) the index is updated incrementally (only new tools' prompts are awaited)
+ * and a new object is returned; results equal a fresh build.
+ */
+export function getToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  return dropInCache.get(tools, options)
+}
+
+/** Drop the `getToolIndex` cache. */
+export function clearToolIndexCache(): void {
+  dropInCache.clear()
+}
+
+async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
+  const plan = planBuild(tools, options)
+  s.skipped = plan.skipped
+  const wanted = new Set(plan.indexable.map((i) => nameKey(plan.names[i])))
+  const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
+  const added = plan.indexable.filter((i) => !s.byName.has(nameKey(plan.names[i])))
+  const stored = await collect(added, tools, options)
+  if (removed.length) removeNames(s, removed)
+  upsertStored(s, stored)
+}
+
+function optionsKeyOf(o: BuildOptions): string {
+  if (o === null || typeof o !== 'object') throw invalidArg(`options must be an object, got ${typeName(o)}`)
+  const list = (v: Iterable<string> | undefined, what: string) => (v === undefined ? null : stringList(v, what))
+  return readingInput('the options', () => JSON.stringify([
+    list(o.coreTools, 'coreTools'),
+    o.scoring ?? 'compat',
+    list(o.exclude, 'exclude'),
+    list(o.includeForce, 'includeForce'),
+    o.promptTimeoutMs ?? null,
+    envList(ENV.exclude),
+    envList(ENV.includeForce),
+  ]))
+}

@@ -1,0 +1,95 @@
+/**
+ * Checking what callers hand the package: types, lengths, scoring modes, and reads that turn a
+ * throwing getter or Proxy trap into a coded `E_INVALID_ARG` instead of letting it escape.
+ */
+import { ToolIndexError, invalidArg } from './errors'
+import { LIMITS } from './config'
+import type { Scoring } from './types'
+
+/** A short type name for messages (`null`, `array`, `NaN` told apart). */
+export function typeName(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'number' && Number.isNaN(v)) return 'NaN'
+  return typeof v
+}
+
+/**
+ * Run the part of a call that reads the caller's input: any error that is not already a
+ * `ToolIndexError` (a throwing getter or Proxy trap, a non-iterable) becomes `E_INVALID_ARG`.
+ */
+export function readingInput<T>(what: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof ToolIndexError) throw err
+    throw new ToolIndexError('E_INVALID_ARG', `reading ${what} threw: ${describe(err)}`, { cause: err })
+  }
+}
+
+/** Read `obj[key]` of the i-th tool or entry, turning a throwing getter into `E_INVALID_ARG`. */
+export function readToolField(obj: object, key: string, i: number): any {
+  try {
+    return (obj as Record<string, unknown>)[key]
+  } catch (err) {
+    throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(err)}`, { cause: err })
+  }
+}
+
+/** `E_TOO_LARGE` when `s` is longer than `max`. */
+export function checkLength(s: string, max: number, what: string): void {
+  if (s.length > max) throw new ToolIndexError('E_TOO_LARGE', `${what} is ${s.length} characters; the limit is ${max}`)
+}
+
+/** The scoring mode, `fallback` when absent; anything else is `E_INVALID_SCORING`. */
+export function checkScoring(scoring: unknown, fallback: Scoring = 'compat'): Scoring {
+  if (scoring === undefined) return fallback
+  if (scoring === 'compat' || scoring === 'enhanced') return scoring
+  throw new ToolIndexError('E_INVALID_SCORING', `unknown scoring mode ${safeString(scoring)}; expected 'compat' or 'enhanced'`)
+}
+
+/** `E_INVALID_ARG` unless `fn` is a function. */
+export function checkCallback(fn: unknown, what: string): void {
+  if (typeof fn !== 'function') throw invalidArg(`${what}: the callback must be a function, got ${typeName(fn)}`)
+}
+
+/** A list of names: an iterable (not a string) of strings, copied. */
+export function stringList(v: Iterable<string>, what: string): string[] {
+  if (v === null || typeof v !== 'object' || typeof (v as Iterable<string>)[Symbol.iterator] !== 'function') {
+    throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
+  }
+  const out = readingInput(what, () => [...v])
+  for (const s of out) if (typeof s !== 'string') throw invalidArg(`${what} must hold only strings, got ${typeName(s)}`)
+  return out
+}
+
+function describe(err: unknown): string {
+  try {
+    return String((err as Error)?.message ?? err)
+  } catch {
+    return 'an unprintable error'
+  }
+}
+
+function safeString(v: unknown): string {
+  try {
+    return typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v))
+  } catch {
+    return typeName(v)
+  }
+}
+
+/**
+ * `E_INVALID_ARG` unless `v` is an array; `E_TOO_LARGE` when its `length` is over
+ * `LIMITS.toolCount` (checked before any element is read or anything is sized from it).
+ */
+export function checkToolArray(v: unknown, what: string): asserts v is readonly unknown[] {
+  // A Proxy can throw from Array.isArray (revoked) or from reading `length`: E_INVALID_ARG.
+  const length = readingInput(`${what}.length`, () => {
+    if (!Array.isArray(v)) throw invalidArg(`${what} must be an array, got ${typeName(v)}`)
+    return v.length
+  })
+  if (length > LIMITS.toolCount) {
+    throw new ToolIndexError('E_TOO_LARGE', `${what} has ${length} elements; the limit is ${LIMITS.toolCount}`)
+  }
+}
