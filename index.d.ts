@@ -10,6 +10,31 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Per-tool int8-quantized unit vectors, upserted and removed by name; brute-force top-k by
+ * cosine similarity. Errors carry `code` (`E_INVALID_ARG`, `E_INVALID_NUMBER`).
+ */
+export declare class NativeVectorStore {
+  /** An empty store of `dim`-float vectors (1..=8192). */
+  constructor(dim: number)
+  /** Vector length. */
+  get dim(): number
+  /** Number of tools stored. */
+  get size(): number
+  /** True when `name` has a vector. */
+  has(name: string): boolean
+  /** Insert or replace the vector of `name`. */
+  upsert(name: string, vector: Float32Array): void
+  /** Insert or replace many: `vectors` is flat, `names.length * dim` floats, row i for name i. */
+  upsertMany(names: Array<string>, vectors: Float32Array): void
+  /** Remove the vector of `name`; false when it had none. */
+  remove(name: string): boolean
+  /** Remove every vector. */
+  clear(): void
+  /** The `k` stored tools nearest to `query` (cosine), best first. */
+  search(query: Float32Array, k: number): Array<VectorHit>
+}
+
+/**
  * A native tool index. Not shareable across threads or workers: build one per worker.
  * Its native memory is reported to the JavaScript engine; `dispose()` frees it at once.
  */
@@ -250,4 +275,10 @@ export interface Tuning {
   abstainCoverage?: number
   /** Weight of query words no tool has, in the query's IDF mass. */
   unknownWeight?: number
+}
+
+/** One vector-search result: tool name and cosine similarity. */
+export interface VectorHit {
+  name: string
+  score: number
 }

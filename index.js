@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeVectorStore = nativeBinding.NativeVectorStore
 module.exports.ToolIndex = nativeBinding.ToolIndex
 module.exports.coreTools = nativeBinding.coreTools
 module.exports.isDeferredTool = nativeBinding.isDeferredTool

@@ -18,6 +18,7 @@ const USAGE = `usage: node bench/quality.mjs [options]
   --set <ids>        comma list of sets (repeatable): ${SET_IDS.join(', ')};
                      also 'etom', 'metatool' or a prefix ending in '*'
   --systems <ids>    comma list of systems: ${SYSTEM_IDS.join(', ')}
+  --fusion <k=v,..>  fusion settings of the fused systems (method, lexicalWeight, candidates, rrfK)
   --holdout          score the holdout split (default: dev)
   --all-metatool     MetaTool single: all queries instead of the 2,000-query sample (seed 42)
   --quick            at most ${QUICK_PER_SET} queries per set (seeded sample), for CI smoke runs
@@ -25,7 +26,7 @@ const USAGE = `usage: node bench/quality.mjs [options]
   --help             this text`
 
 function parseArgs(argv) {
-  const o = { sets: [], systems: [], holdout: false, allMetatool: false, quick: false, json: false }
+  const o = { sets: [], systems: [], holdout: false, allMetatool: false, quick: false, json: false, fusion: {} }
   const list = (v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i]
@@ -49,6 +50,14 @@ function parseArgs(argv) {
       case '--systems':
         o.systems.push(...list(value()))
         break
+      case '--fusion': {
+        // e.g. --fusion method=rrf,lexicalWeight=0.5,candidates=50
+        for (const kv of list(value())) {
+          const [k, x] = kv.split('=')
+          o.fusion[k] = k === 'method' ? x : Number(x)
+        }
+        break
+      }
       case '--holdout':
         o.holdout = true
         break
@@ -96,7 +105,7 @@ async function main() {
   const setIds = selectSets(opts.sets)
   const { corpora, sets } = loadSets({ sets: setIds, split, allMetatool: opts.allMetatool, quick: opts.quick })
   const notes = new Set()
-  const systems = await makeSystems({ only: opts.systems, notes })
+  const systems = await makeSystems({ only: opts.systems, notes, fusion: opts.fusion })
   const log = opts.json ? () => {} : (...a) => console.error(...a)
 
   const threshold = process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE ?? '0.10 (default)'
@@ -125,6 +134,7 @@ async function main() {
         t.buildMs[set.corpus] = performance.now() - b0
       }
       const h = handles[set.corpus]
+      if (sys.prepare) await sys.prepare(h, set.queries.map((q) => q.query))
       const acc = new Accumulator()
       let empty = 0
       let count = 0

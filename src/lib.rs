@@ -13,6 +13,8 @@ use tool_index_core as core;
 use tool_index_core::engine::{self, Engine};
 use tool_index_core::ErrorCode;
 
+mod vector;
+
 /// The JavaScript error for a core error.
 fn coded(e: core::IndexError) -> Error<ErrorCode> {
     Error::new(e.code, e.message)

@@ -7,7 +7,22 @@ import { pathToFileURL } from 'node:url'
 import { K } from './metrics.mjs'
 import { REPO_ROOT } from './data.mjs'
 
-export const SYSTEM_IDS = ['compat-tfidf', 'compat-toolsearch', 'enhanced', 'enhanced-toolsearch', 'minisearch', 'orama', 'flexsearch']
+export const SYSTEM_IDS = [
+  'compat-tfidf',
+  'compat-toolsearch',
+  'enhanced',
+  'enhanced-toolsearch',
+  'enhanced-noabstain',
+  'minisearch',
+  'orama',
+  'flexsearch',
+  'minilm',
+  'fused',
+  'bm25-fused',
+]
+
+/** Systems that need the local encoder (companion addon + model directory). */
+export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused']
 
 // ---------------------------------------------------------------------------------------------
 // Shared preparation for the JS engines
@@ -132,6 +147,16 @@ function packageSystems(api, notes) {
       search: merge,
     })
   }
+  const reasonE = probeScoring(api, 'enhanced')
+  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  out.push({
+    id: 'enhanced-noabstain',
+    label: 'enhanced, abstaining off: index.search',
+    available: reasonE === null,
+    reason: reasonE,
+    build: buildNoAbstain,
+    search: tfidf,
+  })
   return out
 }
 
@@ -148,7 +173,7 @@ async function jsSystems() {
   ])
   const out = []
 
-  // MiniSearch: BM25+ over three fields; lower-casing + stop words; OR of the query terms.
+  // MiniSearch: BM25+ over three fields (the BM25 baseline of the quality tables); lower-casing + stop words; OR of the query terms.
   const MiniSearch = minisearch.default ?? minisearch.MiniSearch
   out.push({
     id: 'minisearch',
@@ -170,6 +195,7 @@ async function jsSystems() {
       return { ms, names: tools.map((t) => t.name) }
     },
     search: ({ ms, names }, q) => ms.search(q).slice(0, K).map((h) => names[h.id]),
+    scored: ({ ms, names }, q, n) => ms.search(q).slice(0, n).map((h) => ({ name: names[h.id], score: h.score })),
   })
 
   // Orama: BM25 with its English stemmer and the stop-word list; name boosted.
@@ -233,17 +259,107 @@ async function jsSystems() {
   return out
 }
 
+// ---------------------------------------------------------------------------------------------
+// The semantic channel: the local encoder (all-MiniLM-L6-v2 through the companion addon), alone
+// and fused with a lexical ranking through the package's own `fuse`.
+// ---------------------------------------------------------------------------------------------
+
+async function loadSemantic() {
+  const p = path.join(REPO_ROOT, 'dist', 'semantic.js')
+  if (!existsSync(p)) throw new Error(`${p} does not exist: build the TypeScript layer first`)
+  const mod = await import(pathToFileURL(p).href)
+  return mod.loadLocalEncoder ? mod : (mod.default ?? mod)
+}
+
+/**
+ * `fusion` (from the command line or a tuning sweep) overrides FUSION_DEFAULTS for the fused
+ * systems: { method, lexicalWeight, candidates, rrfK }.
+ */
+function semanticSystems(api, sem, lexical, fusion, notes) {
+  let enc = null
+  let reason = null
+  try {
+    enc = sem.loadLocalEncoder()
+  } catch (e) {
+    reason = `local encoder unavailable: ${e?.code ?? ''} ${String(e?.message ?? e).split('\n')[0]}`
+  }
+  const qvec = new Map() // query text -> vector, filled by prepare()
+  const prepare = async (_h, texts) => {
+    const todo = [...new Set(texts.filter((t) => !qvec.has(t)))]
+    if (todo.length === 0) return
+    const vs = await enc.embed(todo)
+    todo.forEach((t, i) => qvec.set(t, vs[i]))
+  }
+  const queryVec = async (q) => {
+    if (!qvec.has(q)) await prepare(null, [q])
+    return qvec.get(q)
+  }
+  const buildVectors = async (tools) => {
+    const vs = await enc.embed(tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' })))
+    const store = new api.nativeBinding.NativeVectorStore(enc.dim)
+    const flat = new Float32Array(tools.length * enc.dim)
+    vs.forEach((v, i) => flat.set(v, i * enc.dim))
+    store.upsertMany(tools.map((t) => t.name), flat)
+    return store
+  }
+  const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
+  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const out = [
+    {
+      id: 'minilm',
+      label: `all-MiniLM-L6-v2 (local encoder, ${enc ? enc.id : 'n/a'}), cosine over int8 vectors`,
+      build: async (tools) => ({ store: await buildVectors(tools) }),
+      prepare,
+      search: async (h, q) => h.store.search(await queryVec(q), K).map((r) => r.name),
+    },
+    {
+      id: 'fused',
+      label: `enhanced (abstaining off) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
+      build: async (tools) => ({ store: await buildVectors(tools), idx: enhanced(tools) }),
+      prepare,
+      search: async (h, q) => {
+        const lex = h.idx.search(q, CAND)
+        const vec = h.store.search(await queryVec(q), CAND)
+        return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
+      },
+    },
+    {
+      id: 'bm25-fused',
+      label: `BM25 (minisearch) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
+      build: async (tools) => ({ store: await buildVectors(tools), bm: lexical.build(tools) }),
+      prepare,
+      search: async (h, q) => {
+        const lex = lexical.scored(h.bm, q, CAND)
+        const vec = h.store.search(await queryVec(q), CAND)
+        return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
+      },
+    },
+  ]
+  for (const s of out) {
+    s.available = enc !== null
+    s.reason = reason
+  }
+  if (enc) notes.add(`encoder ${enc.id}, dim ${enc.dim}; query vectors embedded per set before timing (prepare), so latency excludes the encoder`)
+  return out
+}
+
 /**
  * The systems, in SYSTEM_IDS order, filtered by `only`. `notes` (a Set) collects remarks to
  * print (API friction, fallbacks).
  */
-export async function makeSystems({ only, notes }) {
+export async function makeSystems({ only, notes, fusion }) {
   const want = only && only.length ? new Set(only) : null
-  const needPackage = !want || [...want].some((s) => s.startsWith('compat') || s.startsWith('enhanced'))
-  const needJs = !want || [...want].some((s) => ['minisearch', 'orama', 'flexsearch'].includes(s))
+  const needSem = !want || [...want].some((s) => SEMANTIC_IDS.includes(s))
+  const needPackage = needSem || !want || [...want].some((s) => s.startsWith('compat') || s.startsWith('enhanced'))
+  const needJs = needSem || !want || [...want].some((s) => ['minisearch', 'orama', 'flexsearch'].includes(s))
   const all = []
-  if (needPackage) all.push(...packageSystems(await loadPackage(), notes))
+  const api = needPackage ? await loadPackage() : null
+  if (needPackage) all.push(...packageSystems(api, notes))
   if (needJs) all.push(...(await jsSystems()))
+  if (needSem) {
+    const ms = all.find((s) => s.id === 'minisearch')
+    all.push(...semanticSystems(api, await loadSemantic(), ms, fusion, notes))
+  }
   for (const s of all) if (s.note) notes.add(s.note)
   return SYSTEM_IDS.map((id) => all.find((s) => s.id === id)).filter((s) => s && (!want || want.has(s.id)))
 }

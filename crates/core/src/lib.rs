@@ -23,6 +23,7 @@ pub mod name;
 pub mod store;
 pub mod text;
 pub mod tokenize;
+pub mod vector;
 
 pub use core_tools::{is_deferred, CorePolicy, CORE_TOOLS};
 pub use error::{ErrorCode, IndexError};

@@ -1,0 +1,237 @@
+/**
+ * The semantic channel: the native vector store, the fusion, the host-encoder path, and the local
+ * encoder with the real all-MiniLM-L6-v2 weights. Without the companion addon or the model (a
+ * bare clone) the local-encoder tests are skipped with a printed message: build it with
+ * `npm run build:encoder` and fetch the model with `bash scripts/fetch-model.sh`.
+ */
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { nativeBinding } from '../dist/index.js'
+import {
+  EncoderError,
+  FUSION_DEFAULTS,
+  SemanticToolIndex,
+  defaultModelDir,
+  embedderFromFunction,
+  fuse,
+  hasModel,
+  loadLocalEncoder,
+  localEncoderAvailable,
+  nameWords,
+  toolText,
+} from '../dist/semantic.js'
+
+const { NativeVectorStore } = nativeBinding
+
+const cos = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let d = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i]
+    na += a[i] * a[i]
+    nb += b[i] * b[i]
+  }
+  return d / Math.sqrt(na * nb)
+}
+
+const TOOLS = [
+  { name: 'book_restaurant', description: 'Reserve a table at a restaurant for a given date, time and party size' },
+  { name: 'get_weather', description: 'Current weather conditions and forecast for a city' },
+  { name: 'send_email', description: 'Send an email message to one or more recipients' },
+  { name: 'create_issue', description: 'Open a new issue in a GitHub repository' },
+  { name: 'convert_currency', description: 'Convert an amount of money from one currency to another at the latest exchange rate' },
+  { name: 'translate_text', description: 'Translate text between languages' },
+]
+
+describe('NativeVectorStore', () => {
+  test('upsert, search, replace, remove', () => {
+    const s = new NativeVectorStore(3)
+    s.upsert('a', new Float32Array([1, 0, 0]))
+    s.upsertMany(['b', 'c'], new Float32Array([0, 1, 0, 0, 0, 1]))
+    expect(s.size).toBe(3)
+    expect(s.search(new Float32Array([0.9, 0.1, 0]), 2).map((h) => h.name)).toEqual(['a', 'b'])
+    const top = s.search(new Float32Array([0, 0, 2]), 1)[0]
+    expect(top.name).toBe('c')
+    expect(top.score).toBeGreaterThan(0.99)
+    s.upsert('a', new Float32Array([0, 0, -1]))
+    expect(s.search(new Float32Array([1, 0, 0]), 3).map((h) => h.name)).not.toContain(undefined)
+    expect(s.remove('a')).toBe(true)
+    expect(s.remove('a')).toBe(false)
+    expect(s.has('a')).toBe(false)
+    expect(s.search(new Float32Array([1, 1, 1]), 10).length).toBe(2)
+  })
+
+  test('bad input is a coded error, never a crash', () => {
+    expect(() => new NativeVectorStore(0)).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    const s = new NativeVectorStore(2)
+    expect(() => s.upsert('x', new Float32Array([1, 2, 3]))).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    expect(() => s.upsert('x', new Float32Array([NaN, 1]))).toThrow(expect.objectContaining({ code: 'E_INVALID_NUMBER' }))
+    expect(() => s.upsertMany(['x', 'y'], new Float32Array([1, 2, 3]))).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    expect(() => s.search(new Float32Array([1]), 1)).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    expect(s.size).toBe(0)
+  })
+})
+
+describe('fuse', () => {
+  const lex = [
+    { name: 'a', score: 10 },
+    { name: 'b', score: 5 },
+  ]
+  const vec = [
+    { name: 'c', score: 0.8 },
+    { name: 'b', score: 0.6 },
+    { name: 'a', score: 0.2 },
+  ]
+  test('weighted: lexical weight 1 keeps the lexical order, 0 the vector order', () => {
+    expect(fuse(lex, vec, 3, { lexicalWeight: 1 }).map((h) => h.name).slice(0, 2)).toEqual(['a', 'b'])
+    expect(fuse(lex, vec, 3, { lexicalWeight: 0 }).map((h) => h.name)).toEqual(['c', 'b', 'a'])
+  })
+  test('weighted: a tool high in both channels wins in between', () => {
+    const out = fuse(lex, vec, 3, { lexicalWeight: 0.5 })
+    expect(out[0].name).toBe('b') // 0.25 + 0.333 beats a (0.5 + 0) and c (0 + 0.5)
+    expect(out[0]).toMatchObject({ lexical: 5, vector: 0.6 })
+  })
+  test('rrf and limits', () => {
+    const out = fuse(lex, vec, 2, { method: 'rrf', lexicalWeight: 0.5 })
+    expect(out.length).toBe(2)
+    expect(out[0].name).toBe('a') // ranks 1 and 3
+    expect(fuse([], [], 5)).toEqual([])
+    expect(fuse(lex, vec, 0)).toEqual([])
+    expect(FUSION_DEFAULTS.method).toBe('weighted')
+  })
+})
+
+test('tool text and name words', () => {
+  expect(nameWords('mcp__github__create_issue')).toBe('github create issue')
+  expect(nameWords('getWalletBalance')).toBe('get wallet balance')
+  expect(toolText({ name: 'send_email', description: 'Send mail' })).toBe('send email: Send mail')
+  expect(toolText({ name: 'x_y' })).toBe('x y')
+})
+
+describe('a host embedder (embedderFromFunction)', () => {
+  // A real, if crude, embedding: letter-trigram counts hashed into 64 buckets.
+  const trigram = (t: string) => {
+    const v = new Array(64).fill(0)
+    const s = ` ${t.toLowerCase()} `
+    for (let i = 0; i + 3 <= s.length; i++) {
+      let h = 0
+      for (const c of s.slice(i, i + 3)) h = (h * 31 + c.charCodeAt(0)) >>> 0
+      v[h % 64] += 1
+    }
+    return v
+  }
+  test('lexical serves before the vectors are ready; fused after', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const calls: number[] = []
+    const emb = embedderFromFunction(async (texts) => {
+      calls.push(texts.length)
+      await gate
+      return texts.map(trigram)
+    }, 'trigram')
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: emb })
+    expect(idx.vectorsReady).toBe(false)
+    expect(idx.search('weather forecast', 1)[0].name).toBe('get_weather')
+    const early = await idx.searchFused('weather forecast', 2)
+    expect(early[0].vector).toBeUndefined()
+    release()
+    await idx.ready
+    expect(idx.vectorsReady).toBe(true)
+    const fused = await idx.searchFused('weather forecast', 3)
+    expect(fused[0].name).toBe('get_weather')
+    expect(fused[0].vector).toBeGreaterThan(0)
+    expect(calls[0]).toBe(TOOLS.length)
+    // incremental: add, then remove
+    await idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
+    expect(calls.at(-1)).toBe(1)
+    expect((await idx.searchVector('flights between airports', 1))[0].name).toBe('lookup_flight')
+    idx.remove(['lookup_flight'])
+    expect((await idx.searchVector('flights between airports', 10)).map((h) => h.name)).not.toContain('lookup_flight')
+  })
+  test('an embedder that answers wrongly is a coded error', async () => {
+    const bad = embedderFromFunction(async () => [[1, 2]])
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: bad })
+    await expect(idx.ready).rejects.toMatchObject({ code: 'E_ENCODE' })
+    expect(() => embedderFromFunction(42 as never)).toThrow(EncoderError)
+  })
+})
+
+const modelDir = defaultModelDir()
+const haveAddon = localEncoderAvailable()
+const haveModel = hasModel(modelDir)
+const ready = haveAddon && haveModel
+if (!ready) {
+  console.log(
+    `[encoder.spec] skipping the local-encoder tests: ${!haveAddon ? 'companion addon not built (npm run build:encoder)' : ''}` +
+      `${!haveAddon && !haveModel ? '; ' : ''}${!haveModel ? `no model in ${modelDir} (bash scripts/fetch-model.sh)` : ''}`,
+  )
+}
+
+describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => {
+  const ref = JSON.parse(readFileSync(path.join(import.meta.dir, 'fixtures', 'minilm-reference.json'), 'utf8')) as {
+    vectors: Record<string, number[]>
+  }
+
+  test('matches the reference forward pass (cosine >= 0.999), batched or alone', async () => {
+    const enc = loadLocalEncoder({ cacheDir: false })
+    expect(enc.dim).toBe(384)
+    const texts = Object.keys(ref.vectors)
+    const batch = await enc.embed(texts)
+    for (const [i, t] of texts.entries()) {
+      expect(cos(batch[i], ref.vectors[t])).toBeGreaterThanOrEqual(0.999)
+      const [alone] = enc.embedSync([t])
+      expect(cos(alone, batch[i])).toBeGreaterThanOrEqual(0.9999)
+      let n = 0
+      for (const x of Array.from(batch[i])) n += x * x
+      expect(Math.abs(Math.sqrt(n) - 1)).toBeLessThan(1e-4)
+    }
+    expect(await enc.embed([])).toEqual([])
+    await expect(enc.embed([1 as never])).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
+  })
+
+  test('query cost (printed, not asserted)', async () => {
+    const enc = loadLocalEncoder({ cacheDir: false })
+    const ms: number[] = []
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now()
+      await enc.embed([`send an email to the team about meeting number ${i}`])
+      ms.push(performance.now() - t0)
+    }
+    ms.sort((a, b) => a - b)
+    console.log(`[encoder.spec] MiniLM query embedding p50 ${ms[10].toFixed(1)} ms, max ${ms[19].toFixed(1)} ms`)
+  })
+
+  test('on-disk cache: vectors keyed by model and text survive a reload', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tool-index-vec-'))
+    try {
+      const a = loadLocalEncoder({ cacheDir: dir })
+      expect(a.cached).toBe(0)
+      const [v1] = await a.embed(['reserve a table for two'])
+      expect(a.cached).toBe(1)
+      const b = loadLocalEncoder({ cacheDir: dir })
+      expect(b.cached).toBe(1)
+      const [v2] = await b.embed(['reserve a table for two'])
+      expect(Array.from(v2)).toEqual(Array.from(v1))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('fused search finds tools worded unlike the request', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: loadLocalEncoder({ cacheDir: false }) })
+    await idx.ready
+    expect((await idx.searchVector('I want to eat out with friends on Friday night', 1))[0].name).toBe('book_restaurant')
+    const fused = await idx.searchFused('how much is 100 dollars in euros', 2)
+    expect(fused[0].name).toBe('convert_currency')
+    expect((await idx.searchFused('北京明天会下雨吗', 3)).length).toBeGreaterThan(0)
+  })
+
+  test('a missing model directory is E_MODEL_NOT_FOUND', () => {
+    expect(() => loadLocalEncoder({ modelDir: path.join(os.tmpdir(), 'no-such-model-dir'), cacheDir: false })).toThrow(
+      expect.objectContaining({ code: 'E_MODEL_NOT_FOUND' }),
+    )
+  })
+})

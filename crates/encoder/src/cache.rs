@@ -1,0 +1,188 @@
+//! An on-disk cache of text vectors, one file per model: `<dir>/<model id>.vec`.
+//!
+//! Layout (little-endian): the magic `TIVC1\n`, the model id (u32 length + UTF-8), the dimension
+//! (u32), then records of key (u64 FNV-1a of the text), text length in bytes (u32) and `dim` f32.
+//! A file that does not parse, or was written for another model id or dimension, is ignored
+//! (and replaced on the next save); a torn last record is dropped.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::{fnv1a64, EncoderError};
+
+const MAGIC: &[u8] = b"TIVC1\n";
+
+/// The cache key of a text: its FNV-1a 64 hash and its byte length.
+pub fn text_key(text: &str) -> (u64, u32) {
+    (
+        fnv1a64(text.as_bytes()),
+        text.len().min(u32::MAX as usize) as u32,
+    )
+}
+
+/// Vectors of one model, keyed by text.
+#[derive(Debug)]
+pub struct VectorCache {
+    path: PathBuf,
+    model_id: String,
+    dim: usize,
+    map: HashMap<(u64, u32), Vec<f32>>,
+    dirty: bool,
+}
+
+fn file_name(model_id: &str) -> String {
+    let safe: String = model_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '@' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.vec")
+}
+
+impl VectorCache {
+    /// Open (or start) the cache of `model_id` with vectors of `dim` floats under `dir`.
+    /// Never fails on a bad file: it starts empty instead.
+    pub fn open(dir: impl AsRef<Path>, model_id: &str, dim: usize) -> Self {
+        let path = dir.as_ref().join(file_name(model_id));
+        let map = std::fs::read(&path)
+            .ok()
+            .and_then(|b| parse(&b, model_id, dim))
+            .unwrap_or_default();
+        Self {
+            path,
+            model_id: model_id.to_string(),
+            dim,
+            map,
+            dirty: false,
+        }
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Number of cached vectors.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True when nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The cached vector of `text`.
+    pub fn get(&self, text: &str) -> Option<&[f32]> {
+        self.map.get(&text_key(text)).map(|v| v.as_slice())
+    }
+
+    /// Cache the vector of `text` (ignored when its length is not the cache's dimension).
+    pub fn put(&mut self, text: &str, vector: Vec<f32>) {
+        if vector.len() == self.dim {
+            self.map.insert(text_key(text), vector);
+            self.dirty = true;
+        }
+    }
+
+    /// Write the cache when it changed: to a temporary file, then renamed over the old one.
+    pub fn save(&mut self) -> Result<(), EncoderError> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let err = |e: std::io::Error| {
+            EncoderError::new("E_CACHE", format!("{}: {e}", self.path.display()))
+        };
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent).map_err(err)?;
+        }
+        let mut buf = Vec::with_capacity(
+            MAGIC.len() + 8 + self.model_id.len() + self.map.len() * (12 + 4 * self.dim),
+        );
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
+        buf.extend_from_slice(self.model_id.as_bytes());
+        buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        for ((h, l), v) in &self.map {
+            buf.extend_from_slice(&h.to_le_bytes());
+            buf.extend_from_slice(&l.to_le_bytes());
+            for x in v {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let tmp = self
+            .path
+            .with_extension(format!("vec.{}.tmp", std::process::id()));
+        let mut f = std::fs::File::create(&tmp).map_err(err)?;
+        f.write_all(&buf).map_err(err)?;
+        f.sync_all().ok();
+        drop(f);
+        std::fs::rename(&tmp, &self.path).map_err(err)?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<HashMap<(u64, u32), Vec<f32>>> {
+    let rest = b.strip_prefix(MAGIC)?;
+    let u32_at = |s: &[u8], i: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(s.get(i..i + 4)?.try_into().ok()?))
+    };
+    let id_len = u32_at(rest, 0)? as usize;
+    let id = rest.get(4..4 + id_len)?;
+    if id != model_id.as_bytes() {
+        return None;
+    }
+    let d = u32_at(rest, 4 + id_len)? as usize;
+    if d != dim || dim == 0 {
+        return None;
+    }
+    let body = &rest[8 + id_len..];
+    let rec = 12 + 4 * dim;
+    let mut map = HashMap::with_capacity(body.len() / rec);
+    for r in body.chunks_exact(rec) {
+        let h = u64::from_le_bytes(r[0..8].try_into().ok()?);
+        let l = u32::from_le_bytes(r[8..12].try_into().ok()?);
+        let v: Vec<f32> = r[12..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if v.iter().all(|x| x.is_finite()) {
+            map.insert((h, l), v);
+        }
+    }
+    Some(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_model_isolation() {
+        let dir = std::env::temp_dir().join(format!("tivc-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = VectorCache::open(&dir, "m@1", 3);
+        assert!(c.is_empty());
+        c.put("hello", vec![1.0, 2.0, 3.0]);
+        c.put("wrong dim", vec![1.0]);
+        c.save().unwrap();
+        let c2 = VectorCache::open(&dir, "m@1", 3);
+        assert_eq!(c2.get("hello"), Some(&[1.0f32, 2.0, 3.0][..]));
+        assert_eq!(c2.get("wrong dim"), None);
+        assert!(VectorCache::open(&dir, "m@2", 3).is_empty());
+        // A torn file is read up to its last whole record; garbage starts empty.
+        let bytes = std::fs::read(c2.path()).unwrap();
+        std::fs::write(c2.path(), &bytes[..bytes.len() - 2]).unwrap();
+        assert!(VectorCache::open(&dir, "m@1", 3).is_empty());
+        std::fs::write(c2.path(), b"garbage").unwrap();
+        assert!(VectorCache::open(&dir, "m@1", 3).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

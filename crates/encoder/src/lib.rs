@@ -1,0 +1,278 @@
+//! A local sentence encoder: a BERT sentence-transformer (for example all-MiniLM-L6-v2) run with
+//! candle on the CPU, from a model directory holding `config.json`, `tokenizer.json` and
+//! `model.safetensors`. No Python, no server, no network.
+//!
+//! Embeddings are computed exactly as sentence-transformers does for these models: token
+//! embeddings from the last layer, mean-pooled over the attention mask, then L2-normalized.
+//! [`VectorCache`] keeps computed vectors on disk, keyed by the model id and the text.
+
+mod cache;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+pub use cache::{text_key, VectorCache};
+
+/// Longest input in tokens (sentence-transformers' `max_seq_length` for MiniLM); longer texts are
+/// truncated, as sentence-transformers does.
+pub const DEFAULT_MAX_TOKENS: usize = 256;
+
+/// Texts encoded per forward pass.
+const BATCH: usize = 32;
+
+/// What went wrong loading a model or encoding text. `code` is stable.
+#[derive(Debug, Clone)]
+pub struct EncoderError {
+    /// Stable error code: `E_MODEL_NOT_FOUND`, `E_MODEL_INVALID`, `E_ENCODE`, `E_CACHE`.
+    pub code: &'static str,
+    /// Human-readable detail.
+    pub message: String,
+}
+
+impl EncoderError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for EncoderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for EncoderError {}
+
+fn invalid(e: impl fmt::Display) -> EncoderError {
+    EncoderError::new("E_MODEL_INVALID", e.to_string())
+}
+
+fn encode_err(e: impl fmt::Display) -> EncoderError {
+    EncoderError::new("E_ENCODE", e.to_string())
+}
+
+/// A loaded sentence encoder. Cheap to share behind an `Arc`; `embed` takes `&self`.
+pub struct Encoder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    dim: usize,
+    model_id: String,
+    dir: PathBuf,
+}
+
+impl fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Encoder")
+            .field("model_id", &self.model_id)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+/// 64-bit FNV-1a.
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Encoder {
+    /// Load a model directory (`config.json`, `tokenizer.json`, `model.safetensors`), truncating
+    /// inputs at [`DEFAULT_MAX_TOKENS`] tokens.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Self, EncoderError> {
+        Self::load_with(dir, DEFAULT_MAX_TOKENS)
+    }
+
+    /// Load a model directory, truncating inputs at `max_tokens` tokens (at most the model's
+    /// position table).
+    pub fn load_with(dir: impl AsRef<Path>, max_tokens: usize) -> Result<Self, EncoderError> {
+        let dir = dir.as_ref().to_path_buf();
+        let file = |name: &str| -> Result<PathBuf, EncoderError> {
+            let p = dir.join(name);
+            if p.is_file() {
+                Ok(p)
+            } else {
+                Err(EncoderError::new(
+                    "E_MODEL_NOT_FOUND",
+                    format!("{} not found", p.display()),
+                ))
+            }
+        };
+        let config_path = file("config.json")?;
+        let tokenizer_path = file("tokenizer.json")?;
+        let weights_path = file("model.safetensors")?;
+
+        let config_text = std::fs::read_to_string(&config_path).map_err(invalid)?;
+        let config: Config = serde_json::from_str(&config_text).map_err(invalid)?;
+        let max_pos = serde_json::from_str::<serde_json::Value>(&config_text)
+            .ok()
+            .and_then(|v| v.get("max_position_embeddings").and_then(|x| x.as_u64()))
+            .unwrap_or(512) as usize;
+        let dim = serde_json::from_str::<serde_json::Value>(&config_text)
+            .ok()
+            .and_then(|v| v.get("hidden_size").and_then(|x| x.as_u64()))
+            .ok_or_else(|| invalid("config.json has no hidden_size"))? as usize;
+
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(invalid)?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: max_tokens.clamp(8, max_pos),
+                ..Default::default()
+            }))
+            .map_err(invalid)?;
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..Default::default()
+        }));
+
+        let device = Device::Cpu;
+        // SAFETY of the mmap: the file is opened read-only and the model keeps no view of it
+        // beyond loading; a file changed underneath during load gives wrong weights, not UB in
+        // safe code paths we rely on. candle requires `unsafe` for its mmap loader.
+        let vb =
+            unsafe { VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &device) }
+                .map_err(invalid)?;
+        // Checkpoints saved from BertModel have bare names ("embeddings.…"); BertForX ones prefix "bert.".
+        let model = BertModel::load(vb.clone(), &config)
+            .or_else(|_| BertModel::load(vb.pp("bert"), &config))
+            .map_err(invalid)?;
+
+        let weights_len = std::fs::metadata(&weights_path)
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let name = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".to_string());
+        let model_id = format!(
+            "{name}@{:016x}",
+            fnv1a64(format!("{config_text}\u{0}{weights_len}\u{0}{max_tokens}").as_bytes())
+        );
+        Ok(Self {
+            model,
+            tokenizer,
+            device,
+            dim,
+            model_id,
+            dir,
+        })
+    }
+
+    /// Vector length (the model's hidden size, 384 for MiniLM-L6).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Identifies the model and its settings: the directory name and a hash of its config,
+    /// weights size and token limit. Vector caches are keyed by it.
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    /// The model directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Embed texts: one L2-normalized vector of [`Encoder::dim`] floats per text, in order.
+    /// Texts are batched by length to keep padding small; an empty text gets the vector of its
+    /// special tokens alone.
+    pub fn embed<S: AsRef<str>>(&self, texts: &[S]) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].as_ref().len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_ref()).collect();
+            let vecs = self.embed_batch(&batch)?;
+            for (&i, v) in chunk.iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(encode_err)?;
+        let n = encodings.len();
+        let len = encodings.first().map(|e| e.get_ids().len()).unwrap_or(0);
+        let mut ids = Vec::with_capacity(n * len);
+        let mut types = Vec::with_capacity(n * len);
+        let mut mask = Vec::with_capacity(n * len);
+        for e in &encodings {
+            ids.extend(e.get_ids().iter().map(|&x| x as i64));
+            types.extend(e.get_type_ids().iter().map(|&x| x as i64));
+            mask.extend(e.get_attention_mask().iter().map(|&x| x as i64));
+        }
+        let ids = Tensor::from_vec(ids, (n, len), &self.device).map_err(encode_err)?;
+        let types = Tensor::from_vec(types, (n, len), &self.device).map_err(encode_err)?;
+        let mask = Tensor::from_vec(mask, (n, len), &self.device).map_err(encode_err)?;
+        let hidden = self
+            .model
+            .forward(&ids, &types, Some(&mask))
+            .map_err(encode_err)?; // (n, len, dim)
+        let maskf = mask
+            .to_dtype(DType::F32)
+            .map_err(encode_err)?
+            .unsqueeze(2)
+            .map_err(encode_err)?; // (n, len, 1)
+        let summed = hidden
+            .broadcast_mul(&maskf)
+            .and_then(|t| t.sum(1))
+            .map_err(encode_err)?; // (n, dim)
+        let counts = maskf
+            .sum(1)
+            .and_then(|t| t.clamp(1e-9f32, f32::MAX))
+            .map_err(encode_err)?; // (n, 1)
+        let mean = summed.broadcast_div(&counts).map_err(encode_err)?;
+        let rows: Vec<Vec<f32>> = mean.to_vec2().map_err(encode_err)?;
+        Ok(rows.into_iter().map(normalize).collect())
+    }
+}
+
+/// L2-normalize (sentence-transformers' `Normalize` module: divide by max(norm, 1e-12)).
+fn normalize(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    for x in &mut v {
+        *x /= norm;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn normalize_unit_and_zero() {
+        let v = normalize(vec![3.0, 4.0]);
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+        assert_eq!(normalize(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn missing_model_dir_is_a_coded_error() {
+        let e = Encoder::load("/nonexistent/model/dir").unwrap_err();
+        assert_eq!(e.code, "E_MODEL_NOT_FOUND");
+    }
+}

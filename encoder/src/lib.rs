@@ -1,0 +1,163 @@
+//! N-API companion addon of `@ccb/tool-index-native`: the local sentence encoder. Kept out of the
+//! base addon so that its size and build time stay as they are.
+#![deny(clippy::all)]
+
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::*;
+use napi::Task;
+use napi_derive::napi;
+use tool_index_encoder::{Encoder, EncoderError, VectorCache};
+
+fn to_napi(e: EncoderError) -> Error {
+    Error::new(
+        Status::GenericFailure,
+        format!("[{}] {}", e.code, e.message),
+    )
+}
+
+/// A sentence encoder loaded from a model directory (`config.json`, `tokenizer.json`,
+/// `model.safetensors`). `embed` runs on the libuv thread pool, off the JS thread.
+#[napi]
+pub struct LocalEncoder {
+    inner: Arc<Encoder>,
+    cache: Option<Arc<Mutex<VectorCache>>>,
+}
+
+/// Options of `LocalEncoder.load`.
+#[napi(object)]
+pub struct LoadOptions {
+    /// Longest input in tokens (default 256).
+    pub max_tokens: Option<u32>,
+    /// Directory of the on-disk vector cache (keyed by model id and text); none: no cache.
+    pub cache_dir: Option<String>,
+}
+
+#[napi]
+impl LocalEncoder {
+    /// Load a model directory (synchronous: about 0.1 s for MiniLM-L6). Errors carry
+    /// `[E_MODEL_NOT_FOUND]` or `[E_MODEL_INVALID]` at the start of the message.
+    #[napi(factory)]
+    pub fn load(dir: String, options: Option<LoadOptions>) -> Result<Self> {
+        let max = options
+            .as_ref()
+            .and_then(|o| o.max_tokens)
+            .map(|m| m as usize);
+        let enc = match max {
+            Some(m) => Encoder::load_with(&dir, m),
+            None => Encoder::load(&dir),
+        }
+        .map_err(to_napi)?;
+        let cache = options
+            .and_then(|o| o.cache_dir)
+            .map(|d| Arc::new(Mutex::new(VectorCache::open(d, enc.model_id(), enc.dim()))));
+        Ok(Self {
+            inner: Arc::new(enc),
+            cache,
+        })
+    }
+
+    /// Vector length.
+    #[napi(getter)]
+    pub fn dim(&self) -> u32 {
+        self.inner.dim() as u32
+    }
+
+    /// Model id (directory name and a hash of its config and weights size).
+    #[napi(getter)]
+    pub fn model_id(&self) -> String {
+        self.inner.model_id().to_string()
+    }
+
+    /// Embed texts off the JS thread: resolves to one flat Float32Array of `texts.length * dim`
+    /// floats (row i is text i), each row L2-normalized. Cached texts are not recomputed; new
+    /// vectors are added to the cache and the cache file is rewritten.
+    #[napi(ts_return_type = "Promise<Float32Array>")]
+    pub fn embed(&self, texts: Vec<String>) -> AsyncTask<EmbedTask> {
+        AsyncTask::new(EmbedTask {
+            enc: self.inner.clone(),
+            cache: self.cache.clone(),
+            texts,
+        })
+    }
+
+    /// Embed texts on the calling thread (for tools and tests; blocks the JS thread).
+    #[napi]
+    pub fn embed_sync(&self, texts: Vec<String>) -> Result<Float32Array> {
+        Ok(Float32Array::new(run(
+            &self.inner,
+            self.cache.as_ref(),
+            &texts,
+        )?))
+    }
+
+    /// Number of vectors in the on-disk cache (0 without one).
+    #[napi(getter)]
+    pub fn cached(&self) -> u32 {
+        self.cache
+            .as_ref()
+            .map(|c| c.lock().map(|c| c.len()).unwrap_or(0))
+            .unwrap_or(0) as u32
+    }
+}
+
+fn run(
+    enc: &Encoder,
+    cache: Option<&Arc<Mutex<VectorCache>>>,
+    texts: &[String],
+) -> Result<Vec<f32>> {
+    let dim = enc.dim();
+    let mut out = vec![0f32; texts.len() * dim];
+    let mut missing: Vec<usize> = Vec::new();
+    match cache {
+        Some(c) => {
+            let c = c
+                .lock()
+                .map_err(|_| Error::from_reason("[E_CACHE] cache lock poisoned"))?;
+            for (i, t) in texts.iter().enumerate() {
+                match c.get(t) {
+                    Some(v) => out[i * dim..(i + 1) * dim].copy_from_slice(v),
+                    None => missing.push(i),
+                }
+            }
+        }
+        None => missing.extend(0..texts.len()),
+    }
+    if !missing.is_empty() {
+        let batch: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
+        let vecs = enc.embed(&batch).map_err(to_napi)?;
+        for (&i, v) in missing.iter().zip(&vecs) {
+            out[i * dim..(i + 1) * dim].copy_from_slice(v);
+        }
+        if let Some(c) = cache {
+            let mut c = c
+                .lock()
+                .map_err(|_| Error::from_reason("[E_CACHE] cache lock poisoned"))?;
+            for (&i, v) in missing.iter().zip(vecs) {
+                c.put(&texts[i], v);
+            }
+            c.save().map_err(to_napi)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The background work of `LocalEncoder.embed`.
+pub struct EmbedTask {
+    enc: Arc<Encoder>,
+    cache: Option<Arc<Mutex<VectorCache>>>,
+    texts: Vec<String>,
+}
+
+impl Task for EmbedTask {
+    type Output = Vec<f32>;
+    type JsValue = Float32Array;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        run(&self.enc, self.cache.as_ref(), &self.texts)
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(Float32Array::new(output))
+    }
+}

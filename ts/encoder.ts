@@ -1,0 +1,206 @@
+/**
+ * Sentence encoders for the semantic channel. An `Embedder` turns texts into vectors; the host
+ * can pass its own (`embedderFromFunction(texts => myEmbeddingsApi(texts))`) or load the local
+ * one (`loadLocalEncoder()`): all-MiniLM-L6-v2 (or any BERT sentence-transformer directory) run in
+ * Rust by the optional companion addon `@ccb/tool-index-encoder`, off the JS thread, with an
+ * on-disk cache of vectors keyed by model and text. No Python, no server, no network at query
+ * time.
+ */
+import { existsSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+/** Stable codes of encoder errors. */
+export type EncoderErrorCode =
+  | 'E_ENCODER_UNAVAILABLE'
+  | 'E_MODEL_NOT_FOUND'
+  | 'E_MODEL_INVALID'
+  | 'E_ENCODE'
+  | 'E_CACHE'
+  | 'E_INVALID_ARG'
+
+/** An error of the encoder layer, with a stable `code`. */
+export class EncoderError extends Error {
+  readonly code: EncoderErrorCode
+
+  constructor(code: EncoderErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'EncoderError'
+    this.code = code
+  }
+}
+
+/** Turns texts into vectors (one per text, same length each). */
+export interface Embedder {
+  /** Identifies the model; vectors of different ids are never mixed. */
+  readonly id: string
+  /** Embed texts, in order. */
+  embed(texts: readonly string[]): Promise<ArrayLike<number>[]>
+}
+
+/** An `Embedder` from a plain function, e.g. a call to an embeddings API. */
+export function embedderFromFunction(
+  embed: (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[],
+  id: string = 'host',
+): Embedder {
+  if (typeof embed !== 'function') throw new EncoderError('E_INVALID_ARG', `embed must be a function, got ${typeof embed}`)
+  return {
+    id,
+    async embed(texts) {
+      const out = await embed([...texts])
+      if (!Array.isArray(out) || out.length !== texts.length) {
+        throw new EncoderError('E_ENCODE', `embed returned ${Array.isArray(out) ? out.length : typeof out} vectors for ${texts.length} texts`)
+      }
+      return out
+    },
+  }
+}
+
+/** The default model directory: `$TOOL_INDEX_MODEL_DIR`, else `~/.cache/tool-index/models/all-MiniLM-L6-v2`. */
+export function defaultModelDir(): string {
+  const env = process.env.TOOL_INDEX_MODEL_DIR
+  if (env && env.trim()) return env
+  const cache = process.env.XDG_CACHE_HOME && process.env.XDG_CACHE_HOME.trim() ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache')
+  return path.join(cache, 'tool-index', 'models', 'all-MiniLM-L6-v2')
+}
+
+/** The default vector-cache directory: `$TOOL_INDEX_VECTOR_CACHE`, else `~/.cache/tool-index/vectors`. */
+export function defaultCacheDir(): string {
+  const env = process.env.TOOL_INDEX_VECTOR_CACHE
+  if (env && env.trim()) return env
+  const cache = process.env.XDG_CACHE_HOME && process.env.XDG_CACHE_HOME.trim() ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache')
+  return path.join(cache, 'tool-index', 'vectors')
+}
+
+/** True when `dir` holds the files the local encoder needs. */
+export function hasModel(dir: string = defaultModelDir()): boolean {
+  return ['config.json', 'tokenizer.json', 'model.safetensors'].every((f) => existsSync(path.join(dir, f)))
+}
+
+interface CompanionEncoder {
+  readonly dim: number
+  readonly modelId: string
+  readonly cached: number
+  embed(texts: string[]): Promise<Float32Array>
+  embedSync(texts: string[]): Float32Array
+}
+interface Companion {
+  LocalEncoder: { load(dir: string, options?: { maxTokens?: number; cacheDir?: string }): CompanionEncoder }
+}
+
+let companion: Companion | Error | undefined
+
+/** The companion addon: the installed package, else the repository's `encoder/` build. */
+function loadCompanion(): Companion {
+  if (companion === undefined) {
+    const tries = ['@ccb/tool-index-encoder', path.join(__dirname, '..', 'encoder', 'index.js')]
+    const errors: string[] = []
+    for (const t of tries) {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        companion = require(t) as Companion
+        break
+      } catch (e) {
+        errors.push(`${t}: ${String((e as Error)?.message ?? e).split('\n')[0]}`)
+      }
+    }
+    if (companion === undefined) companion = new Error(errors.join('; '))
+  }
+  if (companion instanceof Error) {
+    throw new EncoderError('E_ENCODER_UNAVAILABLE', `the local encoder addon (@ccb/tool-index-encoder) is not installed: ${companion.message}`)
+  }
+  return companion
+}
+
+/** True when the companion addon loads. */
+export function localEncoderAvailable(): boolean {
+  try {
+    loadCompanion()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Options of `loadLocalEncoder`. */
+export interface LocalEncoderOptions {
+  /** Model directory (config.json, tokenizer.json, model.safetensors); default `defaultModelDir()`. */
+  modelDir?: string
+  /** Vector cache directory; default `defaultCacheDir()`; `false`: no on-disk cache. */
+  cacheDir?: string | false
+  /** Longest input in tokens (default 256). */
+  maxTokens?: number
+}
+
+/** The local encoder: an `Embedder` that also tells its dimension and cache size. */
+export interface LocalEncoder extends Embedder {
+  readonly dim: number
+  /** Vectors in the on-disk cache. */
+  readonly cached: number
+  /** Embed on the calling thread (blocks it; for tools and tests). */
+  embedSync(texts: readonly string[]): Float32Array[]
+}
+
+function rows(flat: Float32Array, n: number, dim: number): Float32Array[] {
+  const out: Float32Array[] = new Array(n)
+  for (let i = 0; i < n; i++) out[i] = flat.subarray(i * dim, (i + 1) * dim)
+  return out
+}
+
+function coded(e: unknown): EncoderError {
+  if (e instanceof EncoderError) return e
+  const msg = String((e as Error)?.message ?? e)
+  const m = /^\[(E_[A-Z_]+)\]\s*/.exec(msg)
+  const code = (m?.[1] ?? 'E_ENCODE') as EncoderErrorCode
+  const known: EncoderErrorCode[] = ['E_MODEL_NOT_FOUND', 'E_MODEL_INVALID', 'E_ENCODE', 'E_CACHE']
+  return new EncoderError(known.includes(code) ? code : 'E_ENCODE', m ? msg.slice(m[0].length) : msg, { cause: e })
+}
+
+function checkTexts(texts: readonly string[]): string[] {
+  if (!Array.isArray(texts)) throw new EncoderError('E_INVALID_ARG', 'texts must be an array of strings')
+  for (const t of texts) if (typeof t !== 'string') throw new EncoderError('E_INVALID_ARG', `texts must be strings, got ${typeof t}`)
+  return texts as string[]
+}
+
+/**
+ * Load the local encoder (synchronous, about 0.1 s for MiniLM-L6). Throws `E_ENCODER_UNAVAILABLE`
+ * without the companion addon and `E_MODEL_NOT_FOUND` without the model (fetch it with
+ * `scripts/fetch-model.sh`).
+ */
+export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncoder {
+  const mod = loadCompanion()
+  const dir = options.modelDir ?? defaultModelDir()
+  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? defaultCacheDir())
+  let enc: CompanionEncoder
+  try {
+    enc = mod.LocalEncoder.load(dir, { maxTokens: options.maxTokens, cacheDir })
+  } catch (e) {
+    throw coded(e)
+  }
+  const dim = enc.dim
+  return {
+    id: enc.modelId,
+    dim,
+    get cached() {
+      return enc.cached
+    },
+    async embed(texts) {
+      const list = checkTexts(texts)
+      if (list.length === 0) return []
+      try {
+        return rows(await enc.embed(list), list.length, dim)
+      } catch (e) {
+        throw coded(e)
+      }
+    },
+    embedSync(texts) {
+      const list = checkTexts(texts)
+      if (list.length === 0) return []
+      try {
+        return rows(enc.embedSync(list), list.length, dim)
+      } catch (e) {
+        throw coded(e)
+      }
+    },
+  }
+}
