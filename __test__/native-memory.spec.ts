@@ -34,3 +34,30 @@ describe('native memory without dispose(), no-yield loop', () => {
     }, 120_000)
   }
 })
+
+describe('search results without yielding', () => {
+  // `search` crosses the boundary as a Float64Array. Backed by Rust memory, its finalizer
+  // waited for the event loop under Node: 400k searches in a loop that never yields grew RSS
+  // by about 144 MB. Copied into engine-owned memory, GC frees it in the loop.
+  const script = `
+    const { ToolIndex } = require(${JSON.stringify(join(import.meta.dir, '..', 'dist', 'index.js'))})
+    const { tools } = require(${JSON.stringify(join(import.meta.dir, '..', 'catalog', 'default-catalog.json'))})
+    const index = ToolIndex.fromEntries(tools.map((t) => ({ name: t.name, description: t.description ?? '' })))
+    let hits = 0
+    let start = 0
+    for (let i = 0; i < 400000; i++) {
+      hits += index.search('create a github issue', 5).length
+      if (i === 40000) start = process.memoryUsage().rss
+    }
+    console.log(JSON.stringify({ hits, grewMB: (process.memoryUsage().rss - start) / 1048576 }))`
+  for (const [name, runtime] of [['node', 'node'], ['bun', process.execPath]] as const) {
+    test(`${name}: 400k searches stay bounded`, () => {
+      const r = spawnSync(runtime, ['-e', script], { encoding: 'utf8' })
+      expect(r.status).toBe(0)
+      const row = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { hits: number; grewMB: number }
+      console.log(`${name}: 400k searches without yielding, RSS +${row.grewMB.toFixed(1)} MB`)
+      expect(row.hits).toBeGreaterThan(0)
+      expect(row.grewMB).toBeLessThan(40)
+    }, 120_000)
+  }
+})

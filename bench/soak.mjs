@@ -52,6 +52,8 @@ async function noYieldChild(variant, cycles, size) {
   const kind = variant.replace('+dispose', '')
   const rssStart = process.memoryUsage().rss
   let rssMax = rssStart
+  let rssWarm = rssStart
+  const warmAt = Math.floor(cycles * 0.2)
   const t0 = performance.now()
   for (let i = 0; i < cycles; i++) {
     const index =
@@ -63,9 +65,10 @@ async function noYieldChild(variant, cycles, size) {
     index.search('create a github issue', 5)
     if (dispose) index.dispose()
     if (i % 500 === 499) rssMax = Math.max(rssMax, process.memoryUsage().rss)
+    if (i === warmAt) rssWarm = process.memoryUsage().rss
   }
   const rssEnd = process.memoryUsage().rss
-  return { variant, cycles, size, seconds: Math.round((performance.now() - t0) / 100) / 10, rssStartMB: mb(rssStart), rssEndMB: mb(rssEnd), rssMaxMB: mb(Math.max(rssMax, rssEnd)) }
+  return { variant, cycles, size, seconds: Math.round((performance.now() - t0) / 100) / 10, rssStartMB: mb(rssStart), rssWarmMB: mb(rssWarm), rssEndMB: mb(rssEnd), rssMaxMB: mb(Math.max(rssMax, rssEnd)), afterWarmPct: Math.round(((rssEnd - rssWarm) / rssWarm) * 1000) / 10 }
 }
 
 if (process.argv.includes('--no-yield')) {
@@ -84,8 +87,8 @@ if (process.argv.includes('--no-yield')) {
   const { spawnSync } = await import('node:child_process')
   const rt = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`
   console.log(`no-yield soak (${rt}): ${cycles} build/drop cycles of ${size} tools, one child process per variant`)
-  console.log('| variant | seconds | RSS start MB | RSS end MB | RSS max MB |')
-  console.log('|---|---:|---:|---:|---:|')
+  console.log('| variant | seconds | RSS start MB | RSS after 20% MB | RSS end MB | RSS max MB | growth after 20% |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
   for (const variant of NO_YIELD_VARIANTS) {
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--no-yield', '--cycles', String(cycles), '--tools', String(size), '--child', variant], { encoding: 'utf8' })
     const line = r.stdout.trim().split('\n').pop() ?? ''
@@ -93,10 +96,10 @@ if (process.argv.includes('--no-yield')) {
     try {
       row = JSON.parse(line)
     } catch {
-      console.log(`| ${variant} | failed: status ${r.status} ${r.signal ?? ''} ${r.stderr.slice(0, 200).replace(/\n/g, ' ')} | | | |`)
+      console.log(`| ${variant} | failed: status ${r.status} ${r.signal ?? ''} ${r.stderr.slice(0, 200).replace(/\n/g, ' ')} | | | | | |`)
       continue
     }
-    console.log(`| ${variant} | ${row.seconds} | ${row.rssStartMB} | ${row.rssEndMB} | ${row.rssMaxMB} |`)
+    console.log(`| ${variant} | ${row.seconds} | ${row.rssStartMB} | ${row.rssWarmMB} | ${row.rssEndMB} | ${row.rssMaxMB} | ${row.afterWarmPct}% |`)
   }
   process.exit(0)
 }

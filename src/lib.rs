@@ -530,18 +530,22 @@ impl ToolIndex {
 
     /// `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
     /// the boundary; the TypeScript layer maps ids to its own entries).
-    #[napi(catch_unwind)]
-    pub fn search_ids(
+    #[napi(catch_unwind, ts_return_type = "Float64Array")]
+    pub fn search_ids<'env>(
         &self,
+        env: &'env Env,
         query: String,
         limit: f64,
         min_score: f64,
-    ) -> Result<Float64Array, ErrorCode> {
+    ) -> Result<Float64ArraySlice<'env>, ErrorCode> {
         let flat = self
             .engine()?
             .search_flat(&query, limit, min_score)
             .map_err(coded)?;
-        Ok(Float64Array::new(flat))
+        // Copied into memory the JavaScript engine owns: an external buffer's finalizer waits
+        // for the event loop under Node, so a loop that never yields would keep every result.
+        Float64ArraySlice::copy_from(env, flat)
+            .map_err(|e| Error::new(ErrorCode::Internal, e.reason.clone()))
     }
 
     /// The keyword search of ToolSearch (exact name, `mcp__` prefix, `+required` terms,
