@@ -271,10 +271,20 @@ export interface Tuning {
   b?: Array<number>
   typoWeight?: number
   lexiconWeight?: number
-  /** Abstain below this share of the query's IDF mass (0 turns abstaining off). */
+  /** Abstain only below this share of the query's IDF mass (default 0.5; 0 turns abstaining off). */
   abstainCoverage?: number
   /** Weight of query words no tool has, in the query's IDF mass. */
   unknownWeight?: number
+  /** Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off). */
+  abstainConfidence?: number
+  /** Evidence at which confidence is one half (default 1). */
+  confidenceScale?: number
+  /** Weight of per-clause coverage in multi-step requests (default 0.5; 0 turns it off). */
+  clauseWeight?: number
+  /** Query weight of synonyms of query words (default 0.2; 0 turns them off). */
+  synonymWeight?: number
+  /** Name-field weight of generic words such as "find", "get", "id" (default 1). */
+  genericNameWeight?: number
 }
 
 /** One vector-search result: tool name and cosine similarity. */

@@ -243,10 +243,20 @@ pub struct Tuning {
     pub b: Option<List<f64>>,
     pub typo_weight: Option<f64>,
     pub lexicon_weight: Option<f64>,
-    /// Abstain below this share of the query's IDF mass (0 turns abstaining off).
+    /// Abstain only below this share of the query's IDF mass (default 0.5; 0 turns abstaining off).
     pub abstain_coverage: Option<f64>,
     /// Weight of query words no tool has, in the query's IDF mass.
     pub unknown_weight: Option<f64>,
+    /// Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off).
+    pub abstain_confidence: Option<f64>,
+    /// Evidence at which confidence is one half (default 1).
+    pub confidence_scale: Option<f64>,
+    /// Weight of per-clause coverage in multi-step requests (default 0.5; 0 turns it off).
+    pub clause_weight: Option<f64>,
+    /// Query weight of synonyms of query words (default 0.2; 0 turns them off).
+    pub synonym_weight: Option<f64>,
+    /// Name-field weight of generic words such as "find", "get", "id" (default 1).
+    pub generic_name_weight: Option<f64>,
 }
 
 impl TryFrom<Tuning> for engine::Tuning {
@@ -260,6 +270,11 @@ impl TryFrom<Tuning> for engine::Tuning {
             lexicon_weight: t.lexicon_weight,
             abstain_coverage: t.abstain_coverage,
             unknown_weight: t.unknown_weight,
+            abstain_confidence: t.abstain_confidence,
+            confidence_scale: t.confidence_scale,
+            clause_weight: t.clause_weight,
+            synonym_weight: t.synonym_weight,
+            generic_name_weight: t.generic_name_weight,
         })
     }
 }

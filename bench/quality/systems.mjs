@@ -148,7 +148,7 @@ function packageSystems(api, notes) {
     })
   }
   const reasonE = probeScoring(api, 'enhanced')
-  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   out.push({
     id: 'enhanced-noabstain',
     label: 'enhanced, abstaining off: index.search',
@@ -303,7 +303,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
     return store
   }
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
-  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   const out = [
     {
       id: 'minilm',
