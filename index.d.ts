@@ -224,6 +224,13 @@ export interface SearchHit {
  */
 export declare function selectIndexable(names: Array<string>, alwaysLoad: Array<boolean>, coreTools?: Array<string> | undefined | null, exclude?: Array<string> | undefined | null, includeForce?: Array<string> | undefined | null): Array<boolean>
 
+/**
+ * The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
+ * "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
+ * the request has one step.
+ */
+export declare function splitClauses(text: string): Array<string>
+
 /** One term's share of a score, from `explain`. */
 export interface TermContribution {
   /** The (analysed) query term. */

@@ -153,6 +153,18 @@ pub fn tokenize_and_stem(text: String) -> Vec<String> {
     core::tokenize_and_stem(&text)
 }
 
+/// The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
+/// "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
+/// the request has one step.
+#[napi(catch_unwind)]
+pub fn split_clauses(text: String) -> Vec<String> {
+    let text = core::enhanced::analysed_prefix(&text);
+    core::enhanced::analyze::clauses(text)
+        .into_iter()
+        .map(|c| c.trim().to_owned())
+        .collect()
+}
+
 /// A tool as `isDeferredTool` sees it.
 #[napi(object)]
 pub struct DeferralInput {
