@@ -286,12 +286,14 @@ export interface Tuning {
   abstainConfidence?: number
   /** Evidence at which confidence is one half (default 1). */
   confidenceScale?: number
-  /** Weight of per-clause coverage in multi-step requests (default 0.5; 0 turns it off). */
+  /** Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off). */
   clauseWeight?: number
   /** Query weight of synonyms of query words (default 0.2; 0 turns them off). */
   synonymWeight?: number
   /** Name-field weight of generic words such as "find", "get", "id" (default 1). */
   genericNameWeight?: number
+  /** Query weight of words inside quotation marks (default 0.3). */
+  quoteWeight?: number
 }
 
 /** One vector-search result: tool name and cosine similarity. */

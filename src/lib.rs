@@ -263,12 +263,14 @@ pub struct Tuning {
     pub abstain_confidence: Option<f64>,
     /// Evidence at which confidence is one half (default 1).
     pub confidence_scale: Option<f64>,
-    /// Weight of per-clause coverage in multi-step requests (default 0.5; 0 turns it off).
+    /// Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off).
     pub clause_weight: Option<f64>,
     /// Query weight of synonyms of query words (default 0.2; 0 turns them off).
     pub synonym_weight: Option<f64>,
     /// Name-field weight of generic words such as "find", "get", "id" (default 1).
     pub generic_name_weight: Option<f64>,
+    /// Query weight of words inside quotation marks (default 0.3).
+    pub quote_weight: Option<f64>,
 }
 
 impl TryFrom<Tuning> for engine::Tuning {
@@ -287,6 +289,7 @@ impl TryFrom<Tuning> for engine::Tuning {
             clause_weight: t.clause_weight,
             synonym_weight: t.synonym_weight,
             generic_name_weight: t.generic_name_weight,
+            quote_weight: t.quote_weight,
         })
     }
 }

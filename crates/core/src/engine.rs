@@ -83,6 +83,7 @@ pub struct Tuning {
     pub clause_weight: Option<f64>,
     pub synonym_weight: Option<f64>,
     pub generic_name_weight: Option<f64>,
+    pub quote_weight: Option<f64>,
 }
 
 impl Tuning {
@@ -134,6 +135,9 @@ impl Tuning {
         }
         if let Some(v) = self.generic_name_weight {
             p.generic_name_weight = finite(v, "tuning.genericNameWeight")?;
+        }
+        if let Some(v) = self.quote_weight {
+            p.quote_weight = finite(v, "tuning.quoteWeight")?;
         }
         Ok(p)
     }

@@ -69,6 +69,8 @@ pub struct Params {
     /// Name-field weight of a generic word ([`analyze::GENERIC_NAME_WORDS`]) in place of
     /// `weights[0]`.
     pub generic_name_weight: f64,
+    /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
+    pub quote_weight: f64,
 }
 
 /// A tool's confidence from its evidence: `e / (e + scale)`, in `[0, 1)`. The evidence is
@@ -93,9 +95,10 @@ impl Default for Params {
             unknown_weight: 0.25,
             abstain_confidence: 0.25,
             confidence_scale: 1.0,
-            clause_weight: 0.5,
+            clause_weight: 0.4,
             synonym_weight: 0.2,
             generic_name_weight: 1.0,
+            quote_weight: 0.3,
         }
     }
 }
@@ -649,7 +652,10 @@ impl EnhancedIndex {
                 });
             };
         let mut free_text = String::new();
-        for raw in query.split_whitespace() {
+        let mut quoted_text = String::new();
+        let raws: Vec<&str> = query.split_whitespace().collect();
+        let quoted = quoted_tokens(&raws);
+        for (ri, &raw) in raws.iter().enumerate() {
             // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
             let (required, body) = match raw.strip_prefix('+') {
                 Some(b) if b.chars().next().is_some_and(char::is_alphabetic) => (true, b),
@@ -683,19 +689,30 @@ impl EnhancedIndex {
                 for t in self.analyzer.tokens(body) {
                     add(&mut q, t, 1.0, "query".into(), true);
                 }
+            } else if quoted[ri] {
+                quoted_text.push_str(body);
+                quoted_text.push(' ');
             } else {
                 free_text.push_str(body);
                 free_text.push(' ');
             }
         }
+        // Quoted text is mostly an argument value ("named 'Daily Tasks'"): its words weigh
+        // less, unless the request is nothing but a quotation.
+        if !free_text.chars().any(char::is_alphanumeric) {
+            free_text = std::mem::take(&mut quoted_text);
+        }
         for t in self.analyzer.query_tokens(&free_text) {
             add(&mut q, t, 1.0, "query".into(), false);
+        }
+        for t in self.analyzer.query_tokens(&quoted_text) {
+            add(&mut q, t, self.params.quote_weight, "query".into(), false);
         }
         if self.params.synonym_weight > 0.0 {
             let words: Vec<String> = q
                 .terms
                 .iter()
-                .filter(|t| t.origin == "query")
+                .filter(|t| t.origin == "query" && t.weight >= 1.0)
                 .map(|t| t.term.clone())
                 .collect();
             for w in words {
@@ -1291,6 +1308,48 @@ impl EnhancedIndex {
     }
 }
 
+/// Which whitespace-separated tokens of a request lie inside a quotation: from a token that
+/// opens with `"`, `'`, `` ` ``, `“` or `‘` (after any opening bracket) to the token that
+/// closes with the same mark (before trailing punctuation). A quotation that never closes
+/// quotes nothing (an apostrophe, not a quote).
+pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
+    const MARKS: [(char, char); 5] = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('`', '`'),
+        ('\u{201C}', '\u{201D}'),
+        ('\u{2018}', '\u{2019}'),
+    ];
+    let mut out = vec![false; raws.len()];
+    let mut open: Option<(usize, char)> = None;
+    for (i, raw) in raws.iter().enumerate() {
+        let head = raw.trim_start_matches(['(', '[', '{']);
+        let tail = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+        match open {
+            None => {
+                let Some(&(_, close)) = MARKS.iter().find(|(o, _)| head.starts_with(*o)) else {
+                    continue;
+                };
+                let rest = &head[head.chars().next().map_or(0, char::len_utf8)..];
+                let rest_tail =
+                    rest.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+                if !rest_tail.is_empty() && rest_tail.ends_with(close) {
+                    out[i] = true;
+                } else {
+                    open = Some((i, close));
+                }
+            }
+            Some((start, close)) => {
+                if tail.ends_with(close) {
+                    out[start..=i].iter_mut().for_each(|q| *q = true);
+                    open = None;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
 fn weighted_tf(weights: &[f64; FIELDS], tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
     weights
@@ -1676,5 +1735,45 @@ mod tests {
         let hits = i.search("export report", 5, 0.0);
         assert_eq!(i.name(hits[0].slot), Some("alpha"));
         assert!(hits[0].score > hits[1].score && hits[0].score - hits[1].score < 1e-6);
+    }
+
+    #[test]
+    fn quotations_table() {
+        // (request, the tokens inside quotation marks)
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "create a note named 'Daily Tasks' now",
+                &["'Daily", "Tasks'"],
+            ),
+            (
+                "rename \"a.txt\" to \"b.txt\".",
+                &["\"a.txt\"", "\"b.txt\"."],
+            ),
+            ("Paper's trading platform", &[]),
+            ("it's the users' list", &[]),
+            ("an 'unclosed quote here", &[]),
+            ("read `/home/user/x`, then stop", &["`/home/user/x`,"]),
+            (
+                "title (\u{201C}Plan it\u{201D}) please",
+                &["(\u{201C}Plan", "it\u{201D})"],
+            ),
+        ];
+        for (q, want) in cases {
+            let raws: Vec<&str> = q.split_whitespace().collect();
+            let got: Vec<&str> = raws
+                .iter()
+                .zip(quoted_tokens(&raws))
+                .filter(|(_, q)| *q)
+                .map(|(r, _)| *r)
+                .collect();
+            assert_eq!(got, *want, "{q}");
+        }
+        // Quoted words weigh less; a request that is only a quotation keeps full weight.
+        let i = catalog();
+        let q = i.parse_query("create a file named 'report'");
+        let w = |q: &ParsedQuery, t: &str| q.terms.iter().find(|x| x.term == t).map(|x| x.weight);
+        assert_eq!(w(&q, "creat"), Some(1.0));
+        assert!(w(&q, "report").unwrap() < 1.0);
+        assert_eq!(w(&i.parse_query("\"delete file\""), "delet"), Some(1.0));
     }
 }
