@@ -209,6 +209,13 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
     }
 }
 
+/// A query term, ready for scoring: its id, field weights and `query weight · idf`.
+struct TermWeights {
+    id: u32,
+    fields: [f64; FIELDS],
+    idf: f64,
+}
+
 /// Per slot: (score, covered IDF mass, epoch).
 #[derive(Clone, Copy)]
 struct Cell(f64, f64, u32);
@@ -286,6 +293,8 @@ pub struct EnhancedIndex {
     len_sum: [u64; FIELDS],
     /// Per slot, the field length normalizations (zeros for an empty slot).
     norms: Vec<[f64; FIELDS]>,
+    /// Per slot, the tie-break added to a confidence: `1e-9 / (1 + the tool's word count)`.
+    ties: Vec<f64>,
     scratch: RefCell<Scratch>,
     /// Stem → the stems of its synonyms.
     synonyms: FxHashMap<String, Vec<String>>,
@@ -329,6 +338,7 @@ impl EnhancedIndex {
             servers: FxHashMap::default(),
             len_sum: [0; FIELDS],
             norms: Vec::new(),
+            ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
             synonyms: FxHashMap::default(),
             generic: FxHashSet::default(),
@@ -620,6 +630,15 @@ impl EnhancedIndex {
             .docs
             .iter()
             .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
+            .collect();
+        self.ties = self
+            .store
+            .docs
+            .iter()
+            .map(|d| {
+                d.as_ref()
+                    .map_or(0.0, |d| 1e-9 / (1.0 + f64::from(d.len.iter().sum::<u32>())))
+            })
             .collect();
     }
 
@@ -936,17 +955,22 @@ impl EnhancedIndex {
     }
 
     /// A term's BM25F contribution in one slot (`tfs` its field frequencies there).
-    fn term_score(&self, id: u32, w: f64, slot: u32, tfs: &[u16; FIELDS]) -> f64 {
-        let p = &self.params;
-        let norm = &self.norms[slot as usize];
-        let tfw = if self.is_generic(id) {
-            let mut weights = p.weights;
-            weights[0] = p.generic_name_weight.min(weights[0]);
-            weighted_tf(&weights, tfs, norm)
-        } else {
-            weighted_tf(&p.weights, tfs, norm)
-        };
-        w * self.idf(id) * tfw / (p.k1 + tfw)
+    fn term_score(&self, tw: &TermWeights, slot: u32, tfs: &[u16; FIELDS]) -> f64 {
+        let tfw = weighted_tf(&tw.fields, tfs, &self.norms[slot as usize]);
+        tw.idf * tfw / (self.params.k1 + tfw)
+    }
+
+    /// A query term's field weights (generic words weigh less in the name) and `w · idf`.
+    fn term_weights(&self, id: u32, w: f64) -> TermWeights {
+        let mut fields = self.params.weights;
+        if self.is_generic(id) {
+            fields[0] = self.params.generic_name_weight.min(fields[0]);
+        }
+        TermWeights {
+            id,
+            fields,
+            idf: w * self.idf(id),
+        }
     }
 
     fn is_generic(&self, id: u32) -> bool {
@@ -957,10 +981,7 @@ impl EnhancedIndex {
     /// with the same evidence, the one with fewer words (the more specific) first.
     fn confidence_of(&self, raw: f64, slot: u32) -> f64 {
         let c = confidence(raw / self.idf_unknown(), self.params.confidence_scale);
-        let words: u32 = self.store.docs[slot as usize]
-            .as_ref()
-            .map_or(0, |d| d.len.iter().sum());
-        (c + 1e-9 / (1.0 + f64::from(words))).min(0.999_999)
+        (c + self.ties[slot as usize]).min(0.999_999)
     }
 
     /// Greedy per-clause coverage over the best candidates: each pick maximizes
@@ -1011,29 +1032,31 @@ impl EnhancedIndex {
         for ts in &clause_terms {
             extra.extend(self.top_raw(ts, 3));
         }
-        hits.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot)));
-        let mut kept: Vec<Hit> = Vec::with_capacity(pool + extra.len());
-        let mut rest: Vec<Hit> = Vec::new();
-        for (rank, h) in hits.into_iter().enumerate() {
-            if rank < pool || extra.contains(&h.slot) {
-                kept.push(h);
-            } else {
-                rest.push(h);
-            }
+        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
+        if hits.len() > pool {
+            hits.select_nth_unstable_by(pool - 1, order);
         }
+        let mut rest = hits.split_off(pool.min(hits.len()));
+        let mut kept = hits;
+        kept.extend(rest.iter().filter(|h| extra.contains(&h.slot)));
+        rest.retain(|h| !extra.contains(&h.slot));
+        kept.sort_unstable_by(order);
         let hits = kept;
         let n = hits.len();
         let mut r: Vec<Vec<f64>> = Vec::with_capacity(parts.len());
         for terms in &clause_terms {
+            let tws: Vec<TermWeights> = terms
+                .iter()
+                .map(|&(id, w)| self.term_weights(id, w))
+                .collect();
             let mut row: Vec<f64> = hits
                 .iter()
                 .map(|h| {
-                    terms
-                        .iter()
-                        .filter_map(|&(id, w)| {
+                    tws.iter()
+                        .filter_map(|tw| {
                             self.store
-                                .posting(id, h.slot)
-                                .map(|tfs| self.term_score(id, w, h.slot, tfs))
+                                .posting(tw.id, h.slot)
+                                .map(|tfs| self.term_score(tw, h.slot, tfs))
                         })
                         .sum()
                 })
@@ -1093,8 +1116,9 @@ impl EnhancedIndex {
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         for &(id, w) in terms {
+            let tw = self.term_weights(id, w);
             for &(slot, tfs) in &self.store.postings[id as usize] {
-                let v = self.term_score(id, w, slot, &tfs);
+                let v = self.term_score(&tw, slot, &tfs);
                 s.cell(slot).0 += v;
             }
         }
