@@ -11,11 +11,16 @@
 //! * `server:NAME` and `+NAME` (a known server) restrict results to a server; `+word`
 //!   requires a word.
 //! * Typo tolerance on name words (one edit, words of 5+ letters), a Chinese → English
-//!   lexicon ([`lexicon`]) for CJK queries, and an abstain rule: when the best tool covers
-//!   too little of the query, nothing is returned.
+//!   lexicon ([`lexicon`]) for CJK queries, English synonyms at a low weight, quoted words
+//!   (argument values) at a lower weight, and generic words weighing less in names.
+//! * Multi-step requests are split into clauses, and results picked so that each clause is
+//!   covered ([`EnhancedIndex::search`]).
+//! * An abstain rule: when no name matched and the best tool's confidence is low and it
+//!   covers little of the request, nothing is returned.
 //!
-//! Scores: `tier + relevance`, where `tier` ∈ {0, 1, 2, 3} is the name-match tier and
-//! `relevance` ∈ [0, 1) is the BM25F score divided by the query's maximum attainable score.
+//! Scores: `tier + confidence`, where `tier` ∈ {0, 1, 2, 3} is the name-match tier and
+//! `confidence` ∈ [0, 1) grows with the BM25F evidence, not with the share of the request
+//! matched ([`confidence`]).
 
 pub mod analyze;
 pub mod lexicon;
@@ -650,6 +655,16 @@ impl EnhancedIndex {
 
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
+        self.parse_query_with(query, &mut FxHashMap::default())
+    }
+
+    /// [`EnhancedIndex::parse_query`] with a memo of typo corrections by word, shared by a
+    /// request and its clauses.
+    fn parse_query_with(
+        &self,
+        query: &str,
+        memo: &mut FxHashMap<String, Vec<String>>,
+    ) -> ParsedQuery {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         // Term → its position in `q.terms` (a map, so many distinct words stay linear).
@@ -780,7 +795,15 @@ impl EnhancedIndex {
             .map(|t| t.term.clone())
             .collect();
         for u in unknown {
-            for c in self.corrections(&u) {
+            let fixes = match memo.get(&u) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = self.corrections(&u);
+                    memo.insert(u.clone(), f.clone());
+                    f
+                }
+            };
+            for c in fixes {
                 add(
                     &mut q,
                     c,
@@ -878,8 +901,9 @@ impl EnhancedIndex {
     /// have not yet covered (see [`EnhancedIndex::search_clauses`]), so one step's tools do
     /// not fill every slot.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
-        let q = self.parse_query(query);
-        let parts = self.clause_queries(query);
+        let mut memo = FxHashMap::default();
+        let q = self.parse_query_with(query, &mut memo);
+        let parts = self.clause_queries_with(query, &mut memo);
         self.search_clauses(&q, &parts, limit, min_score)
     }
 
@@ -891,6 +915,14 @@ impl EnhancedIndex {
     /// The analysed clauses of a multi-step request; empty when it has fewer than two
     /// clauses with a word some tool has (or clause coverage is off).
     pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
+        self.clause_queries_with(query, &mut FxHashMap::default())
+    }
+
+    fn clause_queries_with(
+        &self,
+        query: &str,
+        memo: &mut FxHashMap<String, Vec<String>>,
+    ) -> Vec<ParsedQuery> {
         const MAX_CLAUSES: usize = 8;
         if self.params.clause_weight <= 0.0 {
             return Vec::new();
@@ -902,7 +934,7 @@ impl EnhancedIndex {
         }
         let out: Vec<ParsedQuery> = parts
             .into_iter()
-            .map(|c| self.parse_query(c))
+            .map(|c| self.parse_query_with(c, memo))
             .filter(|pq| {
                 pq.terms.iter().any(|t| {
                     t.origin == "query"
