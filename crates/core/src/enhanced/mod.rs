@@ -1011,8 +1011,8 @@ impl EnhancedIndex {
 
     /// Evidence → confidence, with a tie-break below any real difference: of two tools
     /// with the same evidence, the one with fewer words (the more specific) first.
-    fn confidence_of(&self, raw: f64, slot: u32) -> f64 {
-        let c = confidence(raw / self.idf_unknown(), self.params.confidence_scale);
+    fn confidence_of(&self, raw: f64, max_idf: f64, slot: u32) -> f64 {
+        let c = confidence(raw / max_idf, self.params.confidence_scale);
         (c + self.ties[slot as usize]).min(0.999_999)
     }
 
@@ -1217,6 +1217,7 @@ impl EnhancedIndex {
                 .all(|&t| self.store.posting(t, slot).is_some())
         };
         let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
+        let max_idf = self.idf_unknown();
         // The best-scoring tool's evidence and coverage (what the abstain rules look at).
         let mut best_raw = 0.0f64;
         let mut best_cov = 0.0f64;
@@ -1229,7 +1230,11 @@ impl EnhancedIndex {
             {
                 continue;
             }
-            let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
+            let tier = if tiers.is_empty() {
+                0.0
+            } else {
+                tiers.get(&slot).copied().unwrap_or(0) as f64
+            };
             if tier * 1e6 + score > best_score {
                 best_score = tier * 1e6 + score;
                 best_raw = score;
@@ -1237,7 +1242,7 @@ impl EnhancedIndex {
             }
             hits.push(Hit {
                 slot,
-                score: tier + self.confidence_of(score, slot),
+                score: tier + self.confidence_of(score, max_idf, slot),
             });
         }
         for (&slot, &tier) in &tiers {
