@@ -224,6 +224,13 @@ export interface SearchHit {
  */
 export declare function selectIndexable(names: Array<string>, alwaysLoad: Array<boolean>, coreTools?: Array<string> | undefined | null, exclude?: Array<string> | undefined | null, includeForce?: Array<string> | undefined | null): Array<boolean>
 
+/**
+ * The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
+ * "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
+ * the request has one step.
+ */
+export declare function splitClauses(text: string): Array<string>
+
 /** One term's share of a score, from `explain`. */
 export interface TermContribution {
   /** The (analysed) query term. */
@@ -271,10 +278,22 @@ export interface Tuning {
   b?: Array<number>
   typoWeight?: number
   lexiconWeight?: number
-  /** Abstain below this share of the query's IDF mass (0 turns abstaining off). */
+  /** Abstain only below this share of the query's IDF mass (default 0.5; 0 turns abstaining off). */
   abstainCoverage?: number
   /** Weight of query words no tool has, in the query's IDF mass. */
   unknownWeight?: number
+  /** Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off). */
+  abstainConfidence?: number
+  /** Evidence at which confidence is one half (default 1). */
+  confidenceScale?: number
+  /** Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off). */
+  clauseWeight?: number
+  /** Query weight of synonyms of query words (default 0.2; 0 turns them off). */
+  synonymWeight?: number
+  /** Name-field weight of generic words such as "find", "get", "id" (default 1). */
+  genericNameWeight?: number
+  /** Query weight of words inside quotation marks (default 0.3). */
+  quoteWeight?: number
 }
 
 /** One vector-search result: tool name and cosine similarity. */

@@ -842,5 +842,6 @@ module.exports.isDeferredTool = nativeBinding.isDeferredTool
 module.exports.maxListLength = nativeBinding.maxListLength
 module.exports.parseToolName = nativeBinding.parseToolName
 module.exports.selectIndexable = nativeBinding.selectIndexable
+module.exports.splitClauses = nativeBinding.splitClauses
 module.exports.tokenize = nativeBinding.tokenize
 module.exports.tokenizeAndStem = nativeBinding.tokenizeAndStem

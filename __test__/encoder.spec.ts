@@ -16,6 +16,8 @@ import {
   defaultModelDir,
   embedderFromFunction,
   fuse,
+  mergeVectorHits,
+  queryClauses,
   hasModel,
   loadLocalEncoder,
   localEncoderAvailable,
@@ -90,9 +92,43 @@ describe('fuse', () => {
     expect(fuse(lex, vec, 3, { lexicalWeight: 0 }).map((h) => h.name)).toEqual(['c', 'b', 'a'])
   })
   test('weighted: a tool high in both channels wins in between', () => {
-    const out = fuse(lex, vec, 3, { lexicalWeight: 0.5 })
+    const out = fuse(lex, vec, 3, { lexicalWeight: 0.5, lexicalNorm: 'max' })
     expect(out[0].name).toBe('b') // 0.25 + 0.333 beats a (0.5 + 0) and c (0 + 0.5)
     expect(out[0]).toMatchObject({ lexical: 5, vector: 0.6 })
+  })
+  test('weighted, min-max lexical scale (the default): scores scaled like the cosines', () => {
+    const lex3 = [...lex, { name: 'd', score: 0 }]
+    // a: 0.5·1 + 0.5·0 = 0.5; b: 0.5·0.5 + 0.5·0.667 = 0.583; c: 0 + 0.5 = 0.5; d: 0
+    const out = fuse(lex3, vec, 4, { lexicalWeight: 0.5 })
+    expect(out.map((h) => h.name)).toEqual(['b', 'a', 'c', 'd'])
+    expect(out[0].score).toBeCloseTo(0.5 * 0.5 + 0.5 * (0.4 / 0.6), 9)
+    expect(FUSION_DEFAULTS.lexicalNorm).toBe('minmax')
+  })
+  test('per-clause vectors: a tool scores its best cosine over the request and its clauses', () => {
+    const merged = mergeVectorHits(
+      [
+        [
+          { name: 'a', score: 0.5 },
+          { name: 'b', score: 0.4 },
+        ],
+        [{ name: 'c', score: 0.7 }],
+        [
+          { name: 'b', score: 0.9 },
+          { name: 'a', score: 0.1 },
+        ],
+      ],
+      2,
+    )
+    expect(merged).toEqual([
+      { name: 'b', score: 0.9 },
+      { name: 'c', score: 0.7 },
+    ])
+    expect(queryClauses('send a message')).toEqual([])
+    expect(queryClauses('Create a file named a.txt, then rename it and list the folder.')).toEqual([
+      'Create a file named a.txt,',
+      'then rename it',
+      'and list the folder.',
+    ])
   })
   test('rrf and limits', () => {
     const out = fuse(lex, vec, 2, { method: 'rrf', lexicalWeight: 0.5 })

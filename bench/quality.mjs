@@ -54,7 +54,7 @@ function parseArgs(argv) {
         // e.g. --fusion method=rrf,lexicalWeight=0.5,candidates=50
         for (const kv of list(value())) {
           const [k, x] = kv.split('=')
-          o.fusion[k] = k === 'method' ? x : Number(x)
+          o.fusion[k] = k === 'method' || k === 'lexicalNorm' ? x : Number(x)
         }
         break
       }

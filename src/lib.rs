@@ -153,6 +153,18 @@ pub fn tokenize_and_stem(text: String) -> Vec<String> {
     core::tokenize_and_stem(&text)
 }
 
+/// The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
+/// "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
+/// the request has one step.
+#[napi(catch_unwind)]
+pub fn split_clauses(text: String) -> Vec<String> {
+    let text = core::enhanced::analysed_prefix(&text);
+    core::enhanced::analyze::clauses(text)
+        .into_iter()
+        .map(|c| c.trim().to_owned())
+        .collect()
+}
+
 /// A tool as `isDeferredTool` sees it.
 #[napi(object)]
 pub struct DeferralInput {
@@ -243,10 +255,22 @@ pub struct Tuning {
     pub b: Option<List<f64>>,
     pub typo_weight: Option<f64>,
     pub lexicon_weight: Option<f64>,
-    /// Abstain below this share of the query's IDF mass (0 turns abstaining off).
+    /// Abstain only below this share of the query's IDF mass (default 0.5; 0 turns abstaining off).
     pub abstain_coverage: Option<f64>,
     /// Weight of query words no tool has, in the query's IDF mass.
     pub unknown_weight: Option<f64>,
+    /// Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off).
+    pub abstain_confidence: Option<f64>,
+    /// Evidence at which confidence is one half (default 1).
+    pub confidence_scale: Option<f64>,
+    /// Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off).
+    pub clause_weight: Option<f64>,
+    /// Query weight of synonyms of query words (default 0.2; 0 turns them off).
+    pub synonym_weight: Option<f64>,
+    /// Name-field weight of generic words such as "find", "get", "id" (default 1).
+    pub generic_name_weight: Option<f64>,
+    /// Query weight of words inside quotation marks (default 0.3).
+    pub quote_weight: Option<f64>,
 }
 
 impl TryFrom<Tuning> for engine::Tuning {
@@ -260,6 +284,12 @@ impl TryFrom<Tuning> for engine::Tuning {
             lexicon_weight: t.lexicon_weight,
             abstain_coverage: t.abstain_coverage,
             unknown_weight: t.unknown_weight,
+            abstain_confidence: t.abstain_confidence,
+            confidence_scale: t.confidence_scale,
+            clause_weight: t.clause_weight,
+            synonym_weight: t.synonym_weight,
+            generic_name_weight: t.generic_name_weight,
+            quote_weight: t.quote_weight,
         })
     }
 }

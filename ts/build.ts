@@ -5,7 +5,7 @@
  */
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, envList, withTimeout } from './config'
+import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, dropInScoring, envList, withTimeout } from './config'
 import { checkLength, checkScoring, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
@@ -67,7 +67,7 @@ export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Pl
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
   checkToolArray(tools, 'tools')
   if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
-  const scoring = checkScoring(options.scoring)
+  const scoring = checkScoring(options.scoring, dropInScoring())
   const names: string[] = new Array(tools.length)
   const alwaysLoad: boolean[] = new Array(tools.length)
   tools.forEach((tool, i) => {

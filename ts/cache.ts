@@ -3,7 +3,7 @@
  * incrementally when they change) and the drop-in `getToolIndex` over a module-wide cache.
  */
 import { invalidArg } from './errors'
-import { ENV, envList } from './config'
+import { ENV, dropInScoring, envList } from './config'
 import { checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { buildToolIndex, collect, planBuild } from './build'
 import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
@@ -157,7 +157,7 @@ function optionsKeyOf(o: BuildOptions): string {
   const list = (v: Iterable<string> | undefined, what: string) => (v === undefined ? null : stringList(v, what))
   return readingInput('the options', () => JSON.stringify([
     list(o.coreTools, 'coreTools'),
-    o.scoring ?? 'compat',
+    o.scoring ?? dropInScoring(),
     list(o.exclude, 'exclude'),
     list(o.includeForce, 'includeForce'),
     o.promptTimeoutMs ?? null,

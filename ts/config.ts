@@ -37,6 +37,7 @@ export const ENV = Object.freeze({
   exclude: ['TOOL_SEARCH_EXCLUDE', 'SEARCH_EXTRA_TOOLS_EXCLUDE'],
   includeForce: ['TOOL_SEARCH_INCLUDE_FORCE', 'SEARCH_EXTRA_TOOLS_INCLUDE_FORCE'],
   enable: ['ENABLE_TOOL_SEARCH', 'ENABLE_SEARCH_EXTRA_TOOLS'],
+  scoring: ['TOOL_INDEX_SCORING', 'SEARCH_EXTRA_TOOLS_SCORING'],
 } as const)
 
 /** The first of `names` that is set to a non-blank value. */
@@ -111,6 +112,24 @@ export function isToolSearchEnabled(): boolean {
 export function displayMinScore(scoring: Scoring = 'compat'): number {
   return scoring === 'enhanced' ? envNumber(ENV.enhancedMinScore, 0) : envNumber(ENV.displayMinScore, DEFAULT_MIN_SCORE)
 }
+
+/**
+ * The scoring of the drop-in functions (`buildToolIndex`, `getToolIndex`, `searchTools` over an
+ * array, and the ccb drop-in) when the caller names none: `TOOL_INDEX_SCORING` (or ccb's
+ * `SEARCH_EXTRA_TOOLS_SCORING`) set to `enhanced` opts in; unset or any other value keeps the
+ * reference's `compat`. Read when an index is built.
+ */
+export function dropInScoring(): Scoring {
+  return envRaw(ENV.scoring)?.trim().toLowerCase() === 'enhanced' ? 'enhanced' : 'compat'
+}
+
+/**
+ * The enhanced ranking's confidence below which a request most likely has no matching tool in
+ * a large catalog: a host may treat a best score under this as "nothing found" (scores of 1 and
+ * more are name matches). Measured in bench/QUALITY.md; in small catalogs (a few hundred tools)
+ * right answers score lower too, so the cut costs recall there.
+ */
+export const LOW_CONFIDENCE = 0.38
 
 /** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
 export function mergeWeights(): { keyword: number; tfidf: number } {

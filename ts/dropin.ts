@@ -4,7 +4,7 @@
  */
 import { binding } from './native'
 import { invalidArg, native } from './errors'
-import { DEFAULT_LIMIT, LIMITS } from './config'
+import { DEFAULT_LIMIT, LIMITS, dropInScoring } from './config'
 import { checkLength, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { ToolIndex } from './toolIndex'
 import type { BuildOptions, ToolIndexEntry, ToolLike, ToolSearchResult } from './types'
@@ -72,7 +72,7 @@ function fromArray(entries: readonly ToolIndexEntry[]): ToolIndex {
   if (hit && sameElements(hit.elements, entries)) return hit.index
   checkToolArray(entries, 'entries')
   const elements = readingInput('the entries', () => Array.from(entries))
-  const index = ToolIndex.fromEntries(elements)
+  const index = ToolIndex.fromEntries(elements, { scoring: dropInScoring() })
   hit?.index.dispose()
   arrayIndexes.set(entries, { elements, index })
   return index

@@ -11,6 +11,8 @@ export type { BuildOptions, Scoring, Tuning, ToolEntryInput, ToolIndexEntry, Too
 export {
   LIMITS,
   displayMinScore,
+  dropInScoring,
+  LOW_CONFIDENCE,
   mergeWeights,
   isToolSearchEnabled,
   toolSearchMode,

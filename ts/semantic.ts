@@ -17,25 +17,38 @@ export * from './encoder'
 /** How the two rankings are combined. */
 export interface FusionOptions {
   /**
-   * `'weighted'` (default): `w · lexical / max lexical + (1 − w) · (cos − c₀) / (c₁ − c₀)` over
-   * the candidates, where c₀, c₁ are the lowest and highest cosine among them.
+   * `'weighted'` (default): `w · (s − s₀) / (s₁ − s₀) + (1 − w) · (cos − c₀) / (c₁ − c₀)` over
+   * the candidates, where s₀, s₁ and c₀, c₁ are the lowest and highest lexical scores and
+   * cosines among them (with `lexicalNorm: 'max'`, the lexical part is `s / s₁`).
    * `'rrf'`: reciprocal rank fusion, `w / (k + lexical rank) + (1 − w) / (k + vector rank)`.
    */
   method?: 'weighted' | 'rrf'
   /** Weight of the lexical channel, 0..1 (default tuned on the dev split: see FUSION_DEFAULTS). */
   lexicalWeight?: number
-  /** Candidates taken from each channel (default 20). */
+  /** Candidates taken from each channel (default 30). */
   candidates?: number
   /** RRF constant k (default 60). */
   rrfK?: number
+  /**
+   * How lexical scores are scaled in `'weighted'`: `'max'` (score / best score) or `'minmax'`
+   * (`(score − lowest) / (best − lowest)` over the candidates, like the cosines).
+   */
+  lexicalNorm?: 'max' | 'minmax'
+  /**
+   * Multi-step requests: also embed each clause (`queryClauses`) and take each tool's best
+   * cosine over the request and its clauses (default true; one encoder call, a few more texts).
+   */
+  perClause?: boolean
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
 export const FUSION_DEFAULTS: Readonly<Required<FusionOptions>> = Object.freeze({
   method: 'weighted',
-  lexicalWeight: 0.5,
-  candidates: 20,
+  lexicalWeight: 0.55,
+  candidates: 30,
   rrfK: 60,
+  lexicalNorm: 'minmax',
+  perClause: true,
 })
 
 /** A ranked name with its channel scores (undefined: not among that channel's candidates). */
@@ -77,6 +90,8 @@ export function fuse(
     vec.forEach((r, i) => (hit(r.name).score += (1 - w) / (o.rrfK + i + 1)))
   } else {
     const lmax = lex.reduce((m, r) => Math.max(m, r.score), 0)
+    const lmin = o.lexicalNorm === 'minmax' ? lex.reduce((m, r) => Math.min(m, r.score), Infinity) : 0
+    const lspan = lmax - lmin
     let c0 = Infinity
     let c1 = -Infinity
     for (const r of vec) {
@@ -85,7 +100,7 @@ export function fuse(
     }
     const span = c1 - c0
     for (const h of hits.values()) {
-      const l = h.lexical !== undefined && lmax > 0 ? h.lexical / lmax : 0
+      const l = h.lexical !== undefined && lmax > 0 ? (lspan > 0 ? (h.lexical - lmin) / lspan : 1) : 0
       const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : 1) : 0
       h.score = w * l + (1 - w) * v
     }
@@ -94,6 +109,38 @@ export function fuse(
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, Math.max(0, limit))
     .map(({ order: _o, ...h }) => h)
+}
+
+/** The most clauses a request is embedded in (one vector per clause, plus the whole). */
+export const MAX_QUERY_CLAUSES = 6
+
+/**
+ * The clauses of a multi-step request ("create a file …, then rename it and list the folder"),
+ * as the enhanced ranking splits it; empty for a one-step request or one of more than
+ * `MAX_QUERY_CLAUSES` steps.
+ */
+export function queryClauses(query: string): string[] {
+  const parts = native(() => binding.splitClauses(query)).filter((c: string) => c.length > 0)
+  return parts.length >= 2 && parts.length <= MAX_QUERY_CLAUSES ? parts : []
+}
+
+/**
+ * Merge vector rankings of one request (the whole request's and each clause's) into one: a
+ * tool scores its best cosine over them, so a tool close to any single step is a candidate
+ * even when the request's pooled vector sits between its steps.
+ */
+export function mergeVectorHits(lists: readonly (readonly { name: string; score: number }[])[], limit: number): { name: string; score: number }[] {
+  const best = new Map<string, number>()
+  for (const list of lists) {
+    for (const r of list) {
+      const b = best.get(r.name)
+      if (b === undefined || r.score > b) best.set(r.name, r.score)
+    }
+  }
+  return [...best.entries()]
+    .map(([name, score]) => ({ name, score }))
+    .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, Math.max(0, limit))
 }
 
 /** Split a tool name into words: `mcp__github__create_issue` → `github create issue`, `getWalletBalance` → `get wallet balance`. */
@@ -256,8 +303,9 @@ export class SemanticToolIndex {
       return lexical.slice(0, limit).map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
     }
     const store = this.#store
-    const [q] = await this.#opts.embedder.embed([query])
-    const vector = native(() => store.search(Float32Array.from(q as ArrayLike<number>), o.candidates))
-    return fuse(lexical, vector, limit, o)
+    const texts = [query, ...(o.perClause ? queryClauses(query) : [])]
+    const qs = await this.#opts.embedder.embed(texts)
+    const lists = qs.map((q) => native(() => store.search(Float32Array.from(q as ArrayLike<number>), o.candidates)))
+    return fuse(lexical, mergeVectorHits(lists, o.candidates), limit, o)
   }
 }

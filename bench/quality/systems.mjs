@@ -148,7 +148,7 @@ function packageSystems(api, notes) {
     })
   }
   const reasonE = probeScoring(api, 'enhanced')
-  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const buildNoAbstain = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   out.push({
     id: 'enhanced-noabstain',
     label: 'enhanced, abstaining off: index.search',
@@ -284,8 +284,10 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
     reason = `local encoder unavailable: ${e?.code ?? ''} ${String(e?.message ?? e).split('\n')[0]}`
   }
   const qvec = new Map() // query text -> vector, filled by prepare()
+  const perClause = (fusion?.perClause ?? sem.FUSION_DEFAULTS.perClause) !== false && fusion?.perClause !== 0
+  const clausesOf = (q) => (perClause ? sem.queryClauses(q) : [])
   const prepare = async (_h, texts) => {
-    const todo = [...new Set(texts.filter((t) => !qvec.has(t)))]
+    const todo = [...new Set(texts.flatMap((t) => [t, ...clausesOf(t)]).filter((t) => !qvec.has(t)))]
     if (todo.length === 0) return
     const vs = await enc.embed(todo)
     todo.forEach((t, i) => qvec.set(t, vs[i]))
@@ -303,7 +305,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
     return store
   }
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
-  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainCoverage: 0 } })
+  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   const out = [
     {
       id: 'minilm',
@@ -319,7 +321,9 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
       prepare,
       search: async (h, q) => {
         const lex = h.idx.search(q, CAND)
-        const vec = h.store.search(await queryVec(q), CAND)
+        const lists = []
+        for (const t of [q, ...clausesOf(q)]) lists.push(h.store.search(await queryVec(t), CAND))
+        const vec = sem.mergeVectorHits(lists, CAND)
         return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
       },
     },

@@ -78,6 +78,12 @@ pub struct Tuning {
     pub lexicon_weight: Option<f64>,
     pub abstain_coverage: Option<f64>,
     pub unknown_weight: Option<f64>,
+    pub abstain_confidence: Option<f64>,
+    pub confidence_scale: Option<f64>,
+    pub clause_weight: Option<f64>,
+    pub synonym_weight: Option<f64>,
+    pub generic_name_weight: Option<f64>,
+    pub quote_weight: Option<f64>,
 }
 
 impl Tuning {
@@ -114,6 +120,24 @@ impl Tuning {
         }
         if let Some(v) = self.abstain_coverage {
             p.abstain_coverage = finite(v, "tuning.abstainCoverage")?;
+        }
+        if let Some(v) = self.abstain_confidence {
+            p.abstain_confidence = finite(v, "tuning.abstainConfidence")?;
+        }
+        if let Some(v) = self.confidence_scale {
+            p.confidence_scale = finite(v, "tuning.confidenceScale")?;
+        }
+        if let Some(v) = self.clause_weight {
+            p.clause_weight = finite(v, "tuning.clauseWeight")?;
+        }
+        if let Some(v) = self.synonym_weight {
+            p.synonym_weight = finite(v, "tuning.synonymWeight")?;
+        }
+        if let Some(v) = self.generic_name_weight {
+            p.generic_name_weight = finite(v, "tuning.genericNameWeight")?;
+        }
+        if let Some(v) = self.quote_weight {
+            p.quote_weight = finite(v, "tuning.quoteWeight")?;
         }
         Ok(p)
     }

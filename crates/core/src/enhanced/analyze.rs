@@ -51,7 +51,6 @@ const QUERY_STOP: &[&str] = &[
     "thing",
     "things",
     "now",
-    "today",
     "really",
     "quite",
 ];
@@ -112,6 +111,412 @@ pub fn split_identifier(word: &str) -> Vec<&str> {
     out
 }
 
+/// Irregular past forms of verbs common in requests, mapped to their stems (the stemmer
+/// leaves `sent`, `found`, `bought` as they are).
+const IRREGULAR: &[(&str, &str)] = &[
+    ("sent", "send"),
+    ("found", "find"),
+    ("bought", "buy"),
+    ("made", "make"),
+    ("wrote", "write"),
+    ("written", "write"),
+    ("ran", "run"),
+    ("got", "get"),
+    ("gotten", "get"),
+    ("took", "take"),
+    ("taken", "take"),
+    ("gave", "give"),
+    ("given", "give"),
+    ("built", "build"),
+    ("chose", "choos"),
+    ("chosen", "choos"),
+    ("began", "begin"),
+    ("begun", "begin"),
+    ("paid", "pay"),
+    ("sold", "sell"),
+    ("saw", "see"),
+    ("seen", "see"),
+    ("drew", "draw"),
+    ("drawn", "draw"),
+    ("kept", "keep"),
+    ("spent", "spend"),
+    ("told", "tell"),
+    ("thought", "think"),
+    ("brought", "bring"),
+    ("caught", "catch"),
+    ("won", "win"),
+    ("lost", "lose"),
+    ("met", "meet"),
+    ("led", "lead"),
+    ("hid", "hide"),
+    ("hidden", "hide"),
+    ("froze", "freez"),
+    ("frozen", "freez"),
+    ("deleted", "delet"),
+];
+
+/// The stem of an irregular verb form, if it is one.
+pub fn irregular(word: &str) -> Option<&'static str> {
+    IRREGULAR.iter().find(|(w, _)| *w == word).map(|(_, s)| *s)
+}
+
+/// Derivational stems the Snowball stemmer leaves apart, mapped onto one stem: the noun and
+/// the verb of one action (`creation` / `create`, `description` / `describe`).
+const CONFLATE: &[(&str, &str)] = &[
+    ("creation", "creat"),
+    ("inform", "info"),
+    ("descript", "describ"),
+    ("subscript", "subscrib"),
+    ("registr", "regist"),
+    ("analys", "analyz"),
+    ("analyt", "analyz"),
+    ("resolut", "resolv"),
+    ("solut", "solv"),
+    ("payment", "pay"),
+    ("comparison", "compar"),
+    ("explan", "explain"),
+    ("transcript", "transcrib"),
+];
+
+/// Stage 4b: bring a stem's derivational variants together. Snowball turns `modify` into
+/// `modifi` but `modification` into `modif` (also `notify` / `notification`, `verify` /
+/// `verification`, `classify` / `classification`): a trailing `i` after four letters is
+/// dropped; then the [`CONFLATE`] table maps a few noun stems onto their verb's.
+pub fn conflate(stem: Cow<'_, str>) -> Cow<'_, str> {
+    let s: Cow<str> = if stem.len() > 4 && stem.ends_with('i') && stem.is_ascii() {
+        match stem {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..b.len() - 1]),
+            Cow::Owned(mut o) => {
+                o.pop();
+                Cow::Owned(o)
+            }
+        }
+    } else {
+        stem
+    };
+    match CONFLATE.iter().find(|(from, _)| *from == s) {
+        Some((_, to)) => Cow::Borrowed(to),
+        None => s,
+    }
+}
+
+/// One-word forms of two-word phrasal verbs: `log in` / `log into` → `login`.
+const PHRASAL: &[(&str, &[&str], &str)] = &[
+    ("log", &["in", "into", "on", "onto"], "login"),
+    ("logged", &["in", "into", "on"], "login"),
+    ("logging", &["in", "into", "on"], "login"),
+    ("sign", &["in", "into", "on"], "signin"),
+    ("signed", &["in", "into"], "signin"),
+    ("signing", &["in", "into"], "signin"),
+    ("sign", &["up"], "signup"),
+    ("signing", &["up"], "signup"),
+    ("signed", &["up"], "signup"),
+    ("log", &["out", "off"], "logout"),
+    ("sign", &["out", "off"], "signout"),
+    ("set", &["up"], "setup"),
+    ("check", &["out"], "checkout"),
+    ("back", &["up"], "backup"),
+    ("look", &["up"], "lookup"),
+    ("shut", &["down"], "shutdown"),
+];
+
+/// The one-word form of the phrase `first second`, if it is a phrasal verb of [`PHRASAL`].
+pub fn phrasal(first: &str, second: &str) -> Option<&'static str> {
+    if first.len() > 7 || second.len() > 4 {
+        return None;
+    }
+    let (f, s) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
+    PHRASAL
+        .iter()
+        .find(|(a, bs, _)| *a == f && bs.contains(&s.as_str()))
+        .map(|(_, _, c)| *c)
+}
+
+/// Synonym groups of common tool verbs and objects (plain words; the index stems them).
+/// A query word of a group also searches the group's other words, at a low weight.
+pub const SYNONYMS: &[&[&str]] = &[
+    &["modify", "change", "update", "edit", "alter"],
+    &["book", "reserve", "reservation"],
+    &["delete", "remove", "erase"],
+    &["retrieve", "fetch", "get", "obtain"],
+    &["find", "search", "look", "lookup", "locate"],
+    &["create", "add", "make", "new"],
+    &["show", "display", "view"],
+    &["buy", "purchase"],
+    &["picture", "image", "photo"],
+    &["movie", "film"],
+    &["car", "vehicle"],
+    &["price", "cost", "fee"],
+    &["start", "launch", "begin"],
+    &["stop", "halt", "terminate"],
+    &["send", "deliver"],
+    &["message", "chat"],
+    &["email", "mail"],
+    &["document", "doc", "file"],
+    &["folder", "directory"],
+    &["list", "enumerate"],
+    &["weather", "forecast"],
+    &["job", "career", "employment"],
+    &["trip", "travel", "vacation", "journey"],
+    &["hotel", "accommodation", "lodging"],
+    &["restaurant", "dining"],
+    &["recipe", "cook", "meal"],
+    &["stock", "equity"],
+    &["crypto", "cryptocurrency", "bitcoin"],
+    &["money", "currency"],
+    &["news", "headline"],
+    &["song", "music"],
+    &["video", "clip"],
+    &["summary", "summarize", "summarise"],
+    &["translate", "translation"],
+    &["schedule", "calendar", "appointment"],
+    &["meeting", "appointment"],
+    &["task", "todo"],
+    &["note", "memo"],
+    &["login", "signin", "authenticate"],
+    &["error", "bug"],
+    &["chart", "graph", "plot", "diagram"],
+    &["website", "site", "webpage"],
+    &["url", "link"],
+    &["run", "execute"],
+    &["check", "verify", "validate"],
+    &["learn", "course", "study"],
+    &["house", "property"],
+    &["rent", "lease"],
+];
+
+/// Words that name tools ("find", "get", "id", "password") as often as they appear in
+/// requests for other tools: a match of one of these in a tool's name counts like a match in
+/// its description (see `Params::generic_name_weight`).
+pub const GENERIC_NAME_WORDS: &[&str] = &[
+    "find",
+    "get",
+    "search",
+    "look",
+    "show",
+    "give",
+    "make",
+    "use",
+    "check",
+    "change",
+    "need",
+    "id",
+    "ids",
+    "name",
+    "password",
+    "info",
+    "information",
+    "detail",
+    "details",
+    "data",
+    "new",
+    "good",
+    "best",
+    "tool",
+    "tools",
+    "plugin",
+    "app",
+    "api",
+    "service",
+    "my",
+    "all",
+];
+
+/// A split point of a request into clauses: a sentence end, `;`, or a word that opens a new
+/// step ("then", "finally", "afterwards", "additionally", "also", "next"), or `and` followed
+/// by an action verb ("… and list the files").
+fn clause_opener(word: &str) -> bool {
+    matches!(
+        word,
+        "then"
+            | "finally"
+            | "afterwards"
+            | "afterward"
+            | "additionally"
+            | "also"
+            | "next"
+            | "lastly"
+    )
+}
+
+/// Verbs that open a step of a request after `and` or a comma.
+const STEP_VERBS: &[&str] = &[
+    "add",
+    "analyze",
+    "archive",
+    "assign",
+    "book",
+    "calculate",
+    "cancel",
+    "change",
+    "check",
+    "clear",
+    "close",
+    "compare",
+    "complete",
+    "convert",
+    "copy",
+    "create",
+    "delete",
+    "deploy",
+    "disable",
+    "display",
+    "download",
+    "edit",
+    "enable",
+    "export",
+    "extract",
+    "fetch",
+    "find",
+    "generate",
+    "get",
+    "import",
+    "install",
+    "invite",
+    "list",
+    "lock",
+    "mark",
+    "modify",
+    "move",
+    "open",
+    "post",
+    "publish",
+    "read",
+    "remove",
+    "rename",
+    "reply",
+    "retrieve",
+    "run",
+    "save",
+    "schedule",
+    "search",
+    "send",
+    "set",
+    "share",
+    "show",
+    "start",
+    "stop",
+    "submit",
+    "summarize",
+    "translate",
+    "update",
+    "upload",
+    "verify",
+    "view",
+    "write",
+    "activate",
+    "deactivate",
+    "freeze",
+    "unfreeze",
+    "pause",
+    "resume",
+    "restart",
+    "subscribe",
+    "track",
+    "look",
+    "obtain",
+    "provide",
+    "query",
+    "register",
+    "sign",
+    "log",
+    "transfer",
+    "pay",
+    "buy",
+    "sell",
+    "approve",
+    "reject",
+    "merge",
+    "tag",
+    "label",
+    "attach",
+    "give",
+    "tell",
+    "identify",
+    "monitor",
+    "configure",
+    "lookup",
+    "use",
+    "make",
+    "estimate",
+    "predict",
+];
+
+/// Split a request into clauses (byte ranges of `text`, in order, each with a letter or
+/// digit). Split points: `.`, `;`, `!`, `?` followed by a space, the openers of
+/// [`clause_opener`] ("then", "finally", …), and `and` or `,` followed by a verb of
+/// [`STEP_VERBS`]. Nothing inside double quotes splits. A request without split points is
+/// one clause.
+pub fn clauses(text: &str) -> Vec<&str> {
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut in_quote = false;
+    let mut prev_word: Option<&str> = None;
+    let mut prev_comma = false;
+    // Words since the last cut other than an opener: "Finally, cancel …" is one clause.
+    let mut since_cut = 0usize;
+    let bytes = text.as_bytes();
+    for (i, seg) in text.split_word_bound_indices() {
+        if seg == "\"" || seg == "\u{201C}" || seg == "\u{201D}" {
+            in_quote = !in_quote;
+            continue;
+        }
+        if in_quote {
+            continue;
+        }
+        if matches!(seg, "." | ";" | "!" | "?")
+            && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace())
+        {
+            cuts.push(i + 1);
+            prev_word = None;
+            since_cut = 0;
+            continue;
+        }
+        if seg == "," {
+            prev_comma = true;
+            continue;
+        }
+        if !seg.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let w = seg.to_ascii_lowercase();
+        if clause_opener(&w) {
+            cuts.push(i);
+            since_cut = 0;
+        } else if since_cut > 0
+            && STEP_VERBS.contains(&w.as_str())
+            && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")))
+        {
+            let at = if prev_comma {
+                i
+            } else {
+                // Cut before the "and".
+                text[..i].trim_end().len().saturating_sub(3)
+            };
+            cuts.push(at);
+            since_cut = 0;
+        }
+        if !clause_opener(&w) && w != "and" {
+            since_cut += 1;
+        }
+        prev_comma = false;
+        prev_word = Some(seg);
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    cuts.push(text.len());
+    for c in cuts {
+        if c <= start || !text.is_char_boundary(c) {
+            continue;
+        }
+        let piece = &text[start..c];
+        if piece.chars().any(char::is_alphanumeric) {
+            out.push(piece);
+        }
+        start = c;
+    }
+    out
+}
+
 /// The analyzer: stop words, stemming and the CJK rule around the stages above.
 pub struct Analyzer {
     stemmer: Stemmer,
@@ -142,10 +547,14 @@ impl Analyzer {
         if lower.is_empty() || lower.len() > MAX_TOKEN_LEN || is_stop(&lower) {
             return None;
         }
+        if let Some(base) = irregular(&lower) {
+            return Some(Cow::Borrowed(base));
+        }
         let stemmed = match self.stemmer.stem(&lower) {
             Cow::Borrowed(s) if s.len() == lower.len() => lower,
             other => Cow::Owned(other.into_owned()),
         };
+        let stemmed = conflate(stemmed);
         (!stemmed.is_empty()).then_some(stemmed)
     }
 
@@ -163,7 +572,13 @@ impl Analyzer {
             }
             run.clear();
         };
+        let mut prev: Option<&str> = None;
         for w in words(text) {
+            // Two-word phrasal verbs ("log in", "sign up") also give their one-word form.
+            if let Some(c) = prev.and_then(|p| phrasal(p, w)) {
+                emit(Cow::Borrowed(c));
+            }
+            prev = Some(w);
             if w.chars().all(is_cjk) {
                 cjk_run.push_str(w);
                 continue;
@@ -316,5 +731,98 @@ mod tests {
         let long = "x".repeat(MAX_TOKEN_LEN + 1);
         assert_eq!(a.tokens(&format!("keep {long} this")), vec!["keep"]);
         assert!(a.tokens(&"y".repeat(10_000)).is_empty());
+    }
+
+    #[test]
+    fn word_forms_meet() {
+        let a = Analyzer::default();
+        // Pairs that must analyse to the same tokens.
+        let same: &[(&str, &str)] = &[
+            ("modify", "modification"),
+            ("modified", "modifications"),
+            ("notify", "notification"),
+            ("verify", "verification"),
+            ("classify", "classification"),
+            ("create", "creation"),
+            ("describe", "description"),
+            ("subscribe", "subscription"),
+            ("register", "registration"),
+            ("analyze", "analysis"),
+            ("analytics", "analyze"),
+            ("information", "info"),
+            ("sent", "send"),
+            ("found", "find"),
+            ("bought", "buy"),
+            ("comparison", "compare"),
+            ("transcription", "transcribe"),
+        ];
+        for (x, y) in same {
+            assert_eq!(a.tokens(x), a.tokens(y), "{x} / {y}");
+        }
+        // Pairs that must stay apart.
+        let apart: &[(&str, &str)] = &[("wiki", "wik"), ("create", "crate"), ("list", "lisp")];
+        for (x, y) in apart {
+            assert_ne!(a.tokens(x), a.tokens(y), "{x} / {y}");
+        }
+    }
+
+    #[test]
+    fn phrasal_verbs_give_one_word() {
+        let a = Analyzer::default();
+        let cases: &[(&str, &[&str])] = &[
+            ("log into my account", &["log", "login", "account"]),
+            (
+                "Sign up for the newsletter",
+                &["sign", "signup", "up", "newslett"],
+            ),
+            ("set up a webhook", &["set", "setup", "up", "webhook"]),
+            ("login", &["login"]),
+            ("log files", &["log", "file"]),
+            ("the catalog in stock", &["catalog", "stock"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(a.tokens(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn clause_splitting() {
+        let cases: &[(&str, &[&str])] = &[
+            ("send a message", &["send a message"]),
+            (
+                "Create a file named a.txt, then rename it and list the folder.",
+                &[
+                    "Create a file named a.txt, ",
+                    "then rename it ",
+                    "and list the folder.",
+                ],
+            ),
+            (
+                "Get the order book. Finally, cancel my order",
+                &["Get the order book.", " ", "Finally, cancel my order"],
+            ),
+            (
+                "Create a note titled \"Plan, then act\" and then share it",
+                &[
+                    "Create a note titled \"Plan, then act\" and ",
+                    "then share it",
+                ],
+            ),
+            ("list files and folders", &["list files and folders"]),
+            ("version 1.2 of the app", &["version 1.2 of the app"]),
+            (
+                "Fetch the ticker, get the candles",
+                &["Fetch the ticker, ", "get the candles"],
+            ),
+        ];
+        for (text, want) in cases {
+            let got: Vec<&str> = clauses(text);
+            let want: Vec<&str> = want
+                .iter()
+                .copied()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 }

@@ -11,11 +11,16 @@
 //! * `server:NAME` and `+NAME` (a known server) restrict results to a server; `+word`
 //!   requires a word.
 //! * Typo tolerance on name words (one edit, words of 5+ letters), a Chinese → English
-//!   lexicon ([`lexicon`]) for CJK queries, and an abstain rule: when the best tool covers
-//!   too little of the query, nothing is returned.
+//!   lexicon ([`lexicon`]) for CJK queries, English synonyms at a low weight, quoted words
+//!   (argument values) at a lower weight, and generic words weighing less in names.
+//! * Multi-step requests are split into clauses, and results picked so that each clause is
+//!   covered ([`EnhancedIndex::search`]).
+//! * An abstain rule: when no name matched and the best tool's confidence is low and it
+//!   covers little of the request, nothing is returned.
 //!
-//! Scores: `tier + relevance`, where `tier` ∈ {0, 1, 2, 3} is the name-match tier and
-//! `relevance` ∈ [0, 1) is the BM25F score divided by the query's maximum attainable score.
+//! Scores: `tier + confidence`, where `tier` ∈ {0, 1, 2, 3} is the name-match tier and
+//! `confidence` ∈ [0, 1) grows with the BM25F evidence, not with the share of the request
+//! matched ([`confidence`]).
 
 pub mod analyze;
 pub mod lexicon;
@@ -50,23 +55,55 @@ pub struct Params {
     pub typo_weight: f64,
     /// Query weight of a lexicon expansion of CJK text.
     pub lexicon_weight: f64,
-    /// Abstain when the best-scoring tool matches less than this share of the query's IDF
-    /// mass (and no name matched).
+    /// Abstain only when the best tool also matches less than this share of the query's
+    /// IDF mass (see [`Params::abstain_confidence`]; 0 turns abstaining off).
     pub abstain_coverage: f64,
     /// How much a query word that no tool has counts in the query's mass (×its IDF).
     pub unknown_weight: f64,
+    /// Abstain when the best tool's confidence ([`confidence`]) is below this, it covers
+    /// less than [`Params::abstain_coverage`] of the request, no name matched and no server
+    /// filter was given: the request matched only a few weak words (0 turns it off).
+    pub abstain_confidence: f64,
+    /// Evidence at which a tool's confidence is one half (see [`confidence`]).
+    pub confidence_scale: f64,
+    /// Weight of per-clause coverage in multi-step requests (0 turns it off; see
+    /// [`EnhancedIndex::search`]).
+    pub clause_weight: f64,
+    /// Query weight of a synonym ([`analyze::SYNONYMS`]) of a query word.
+    pub synonym_weight: f64,
+    /// Name-field weight of a generic word ([`analyze::GENERIC_NAME_WORDS`]) in place of
+    /// `weights[0]`.
+    pub generic_name_weight: f64,
+    /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
+    pub quote_weight: f64,
+}
+
+/// A tool's confidence from its evidence: `e / (e + scale)`, in `[0, 1)`. The evidence is
+/// the tool's BM25F score divided by the largest IDF the index can give (that of a word in
+/// one tool), so it counts the query words the tool matches, each by how rare and how
+/// prominent it is: about 1 for one rare word in the name, 2–3 for a typical right answer,
+/// whatever the length of the request.
+pub fn confidence(evidence: f64, scale: f64) -> f64 {
+    let e = evidence.max(0.0);
+    (e / (e + scale.max(1e-9))).min(0.999_999)
 }
 
 impl Default for Params {
     fn default() -> Self {
         Self {
             k1: 1.2,
-            weights: [3.0, 1.5, 2.0, 1.0, 0.4],
+            weights: [3.0, 1.5, 2.0, 1.0, 0.2],
             b: [0.3, 0.3, 0.5, 0.75, 0.75],
             typo_weight: 0.6,
             lexicon_weight: 0.8,
-            abstain_coverage: 0.14,
+            abstain_coverage: 0.5,
             unknown_weight: 0.25,
+            abstain_confidence: 0.25,
+            confidence_scale: 1.0,
+            clause_weight: 0.4,
+            synonym_weight: 0.2,
+            generic_name_weight: 1.0,
+            quote_weight: 0.3,
         }
     }
 }
@@ -177,6 +214,13 @@ fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
     }
 }
 
+/// A query term, ready for scoring: its id, field weights and `query weight · idf`.
+struct TermWeights {
+    id: u32,
+    fields: [f64; FIELDS],
+    idf: f64,
+}
+
 /// Per slot: (score, covered IDF mass, epoch).
 #[derive(Clone, Copy)]
 struct Cell(f64, f64, u32);
@@ -254,7 +298,13 @@ pub struct EnhancedIndex {
     len_sum: [u64; FIELDS],
     /// Per slot, the field length normalizations (zeros for an empty slot).
     norms: Vec<[f64; FIELDS]>,
+    /// Per slot, the tie-break added to a confidence: `1e-9 / (1 + the tool's word count)`.
+    ties: Vec<f64>,
     scratch: RefCell<Scratch>,
+    /// Stem → the stems of its synonyms.
+    synonyms: FxHashMap<String, Vec<String>>,
+    /// Stems of [`analyze::GENERIC_NAME_WORDS`].
+    generic: FxHashSet<String>,
 }
 
 impl std::fmt::Debug for EnhancedIndex {
@@ -293,8 +343,36 @@ impl EnhancedIndex {
             servers: FxHashMap::default(),
             len_sum: [0; FIELDS],
             norms: Vec::new(),
+            ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
+            synonyms: FxHashMap::default(),
+            generic: FxHashSet::default(),
         }
+        .with_word_tables()
+    }
+
+    fn with_word_tables(mut self) -> Self {
+        for group in analyze::SYNONYMS {
+            let stems: Vec<String> = group
+                .iter()
+                .map(|w| self.analyzer.stem_word(w))
+                .filter(|s| !s.is_empty())
+                .collect();
+            for s in &stems {
+                let e = self.synonyms.entry(s.clone()).or_default();
+                for o in &stems {
+                    if o != s && !e.contains(o) {
+                        e.push(o.clone());
+                    }
+                }
+            }
+        }
+        self.generic = analyze::GENERIC_NAME_WORDS
+            .iter()
+            .map(|w| self.analyzer.stem_word(w))
+            .filter(|s| !s.is_empty())
+            .collect();
+        self
     }
 
     /// Build from tools in order; duplicate names are an error.
@@ -558,6 +636,15 @@ impl EnhancedIndex {
             .iter()
             .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
             .collect();
+        self.ties = self
+            .store
+            .docs
+            .iter()
+            .map(|d| {
+                d.as_ref()
+                    .map_or(0.0, |d| 1e-9 / (1.0 + f64::from(d.len.iter().sum::<u32>())))
+            })
+            .collect();
     }
 
     fn idf(&self, term: u32) -> f64 {
@@ -568,6 +655,16 @@ impl EnhancedIndex {
 
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
+        self.parse_query_with(query, &mut FxHashMap::default())
+    }
+
+    /// [`EnhancedIndex::parse_query`] with a memo of typo corrections by word, shared by a
+    /// request and its clauses.
+    fn parse_query_with(
+        &self,
+        query: &str,
+        memo: &mut FxHashMap<String, Vec<String>>,
+    ) -> ParsedQuery {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         // Term → its position in `q.terms` (a map, so many distinct words stay linear).
@@ -589,9 +686,13 @@ impl EnhancedIndex {
                 });
             };
         let mut free_text = String::new();
-        for raw in query.split_whitespace() {
+        let mut quoted_text = String::new();
+        let raws: Vec<&str> = query.split_whitespace().collect();
+        let quoted = quoted_tokens(&raws);
+        for (ri, &raw) in raws.iter().enumerate() {
+            // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
             let (required, body) = match raw.strip_prefix('+') {
-                Some(b) if !b.is_empty() => (true, b),
+                Some(b) if b.chars().next().is_some_and(char::is_alphabetic) => (true, b),
                 _ => (false, raw),
             };
             if let Some(s) = body.strip_prefix("server:") {
@@ -622,13 +723,45 @@ impl EnhancedIndex {
                 for t in self.analyzer.tokens(body) {
                     add(&mut q, t, 1.0, "query".into(), true);
                 }
+            } else if quoted[ri] {
+                quoted_text.push_str(body);
+                quoted_text.push(' ');
             } else {
                 free_text.push_str(body);
                 free_text.push(' ');
             }
         }
+        // Quoted text is mostly an argument value ("named 'Daily Tasks'"): its words weigh
+        // less, unless the request is nothing but a quotation.
+        if !free_text.chars().any(char::is_alphanumeric) {
+            free_text = std::mem::take(&mut quoted_text);
+        }
         for t in self.analyzer.query_tokens(&free_text) {
             add(&mut q, t, 1.0, "query".into(), false);
+        }
+        for t in self.analyzer.query_tokens(&quoted_text) {
+            add(&mut q, t, self.params.quote_weight, "query".into(), false);
+        }
+        if self.params.synonym_weight > 0.0 {
+            let words: Vec<String> = q
+                .terms
+                .iter()
+                .filter(|t| t.origin == "query" && t.weight >= 1.0)
+                .map(|t| t.term.clone())
+                .collect();
+            for w in words {
+                if let Some(syn) = self.synonyms.get(&w) {
+                    for s in syn {
+                        add(
+                            &mut q,
+                            s.clone(),
+                            self.params.synonym_weight,
+                            format!("synonym:{w}"),
+                            false,
+                        );
+                    }
+                }
+            }
         }
         q.servers.sort_unstable();
         q.servers.dedup();
@@ -662,7 +795,15 @@ impl EnhancedIndex {
             .map(|t| t.term.clone())
             .collect();
         for u in unknown {
-            for c in self.corrections(&u) {
+            let fixes = match memo.get(&u) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = self.corrections(&u);
+                    memo.insert(u.clone(), f.clone());
+                    f
+                }
+            };
+            for c in fixes {
                 add(
                     &mut q,
                     c,
@@ -751,15 +892,74 @@ impl EnhancedIndex {
         tiers
     }
 
-    /// Search: best first (tier, then relevance; ties in index order), scores at or above
-    /// `min_score`, at most `limit`.
+    /// Search: best first (tier, then confidence; ties to the tool with fewer words, then
+    /// index order), scores at or above `min_score`, at most `limit`.
+    ///
+    /// A request of several steps ("create a file …, then rename it and list the folder")
+    /// is also split into clauses ([`analyze::clauses`]); each result's score then mixes its
+    /// whole-request confidence with how much it adds to the clauses the results above it
+    /// have not yet covered (see [`EnhancedIndex::search_clauses`]), so one step's tools do
+    /// not fill every slot.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
-        let q = self.parse_query(query);
-        self.search_parsed(&q, limit, min_score)
+        let mut memo = FxHashMap::default();
+        let q = self.parse_query_with(query, &mut memo);
+        let parts = self.clause_queries_with(query, &mut memo);
+        self.search_clauses(&q, &parts, limit, min_score)
     }
 
-    /// [`EnhancedIndex::search`] on an analysed query.
+    /// [`EnhancedIndex::search`] on an analysed query (one clause).
     pub fn search_parsed(&self, q: &ParsedQuery, limit: usize, min_score: f64) -> Vec<Hit> {
+        self.search_clauses(q, &[], limit, min_score)
+    }
+
+    /// The analysed clauses of a multi-step request; empty when it has fewer than two
+    /// clauses with a word some tool has (or clause coverage is off).
+    pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
+        self.clause_queries_with(query, &mut FxHashMap::default())
+    }
+
+    fn clause_queries_with(
+        &self,
+        query: &str,
+        memo: &mut FxHashMap<String, Vec<String>>,
+    ) -> Vec<ParsedQuery> {
+        const MAX_CLAUSES: usize = 8;
+        if self.params.clause_weight <= 0.0 {
+            return Vec::new();
+        }
+        let text = analysed_prefix(query);
+        let parts = analyze::clauses(text);
+        if parts.len() < 2 || parts.len() > MAX_CLAUSES {
+            return Vec::new();
+        }
+        let out: Vec<ParsedQuery> = parts
+            .into_iter()
+            .map(|c| self.parse_query_with(c, memo))
+            .filter(|pq| {
+                pq.terms.iter().any(|t| {
+                    t.origin == "query"
+                        && self
+                            .store
+                            .vocab
+                            .get(t.term.as_str())
+                            .is_some_and(|&id| !self.store.postings[id as usize].is_empty())
+                })
+            })
+            .collect();
+        if out.len() < 2 {
+            return Vec::new();
+        }
+        out
+    }
+
+    /// Search with the request's clauses (none or one: a plain search).
+    pub fn search_clauses(
+        &self,
+        q: &ParsedQuery,
+        parts: &[ParsedQuery],
+        limit: usize,
+        min_score: f64,
+    ) -> Vec<Hit> {
         if self.store.live == 0 || (q.terms.is_empty() && q.raw.is_empty() && q.servers.is_empty())
         {
             return Vec::new();
@@ -778,11 +978,193 @@ impl EnhancedIndex {
             return hits;
         }
         let mut hits = self.score(q);
+        if parts.len() >= 2 && !hits.is_empty() {
+            hits = self.cover_clauses(hits, parts);
+        }
         hits.retain(|h| h.score >= min_score);
         top_k(&mut hits, limit);
         hits
     }
 
+    /// A term's BM25F contribution in one slot (`tfs` its field frequencies there).
+    fn term_score(&self, tw: &TermWeights, slot: u32, tfs: &[u16; FIELDS]) -> f64 {
+        let tfw = weighted_tf(&tw.fields, tfs, &self.norms[slot as usize]);
+        tw.idf * tfw / (self.params.k1 + tfw)
+    }
+
+    /// A query term's field weights (generic words weigh less in the name) and `w · idf`.
+    fn term_weights(&self, id: u32, w: f64) -> TermWeights {
+        let mut fields = self.params.weights;
+        if self.is_generic(id) {
+            fields[0] = self.params.generic_name_weight.min(fields[0]);
+        }
+        TermWeights {
+            id,
+            fields,
+            idf: w * self.idf(id),
+        }
+    }
+
+    fn is_generic(&self, id: u32) -> bool {
+        !self.generic.is_empty() && self.generic.contains(&*self.store.term_text[id as usize])
+    }
+
+    /// Evidence → confidence, with a tie-break below any real difference: of two tools
+    /// with the same evidence, the one with fewer words (the more specific) first.
+    fn confidence_of(&self, raw: f64, max_idf: f64, slot: u32) -> f64 {
+        let c = confidence(raw / max_idf, self.params.confidence_scale);
+        (c + self.ties[slot as usize]).min(0.999_999)
+    }
+
+    /// Greedy per-clause coverage over the best candidates: each pick maximizes
+    /// `tier + (1 − λ) c + λ Σ_i P(i) · r_i(t) · uncovered_i` (xQuAD), where `c` is the whole-request
+    /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
+    /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
+    /// already picked. The picked values never increase, so scores stay sorted.
+    fn cover_clauses(&self, mut hits: Vec<Hit>, parts: &[ParsedQuery]) -> Vec<Hit> {
+        // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
+        const POOL: usize = 20;
+        let lambda = self.params.clause_weight;
+        let pool = POOL;
+        // Each clause's terms, without those other clauses share (the object a request
+        // names once and refers to again: "create a collection …, then list the trash in
+        // this collection" scores its second clause by "list" and "trash").
+        let known = |pq: &ParsedQuery| -> Vec<(u32, f64)> {
+            pq.terms
+                .iter()
+                .filter_map(|t| {
+                    let id = *self.store.vocab.get(t.term.as_str())?;
+                    (!self.store.postings[id as usize].is_empty()).then_some((id, t.weight))
+                })
+                .collect()
+        };
+        let all: Vec<Vec<(u32, f64)>> = parts.iter().map(known).collect();
+        let clause_terms: Vec<Vec<(u32, f64)>> = all
+            .iter()
+            .enumerate()
+            .map(|(i, ts)| {
+                let own: Vec<(u32, f64)> = ts
+                    .iter()
+                    .copied()
+                    .filter(|(id, _)| {
+                        !all.iter()
+                            .enumerate()
+                            .any(|(k, o)| k != i && o.iter().any(|(x, _)| x == id))
+                    })
+                    .collect();
+                if own.is_empty() {
+                    ts.clone()
+                } else {
+                    own
+                }
+            })
+            .collect();
+        // The pool: the best whole-request candidates plus each clause's best few.
+        let mut extra: FxHashSet<u32> = FxHashSet::default();
+        for ts in &clause_terms {
+            extra.extend(self.top_raw(ts, 3));
+        }
+        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
+        if hits.len() > pool {
+            hits.select_nth_unstable_by(pool - 1, order);
+        }
+        let mut rest = hits.split_off(pool.min(hits.len()));
+        let mut kept = hits;
+        kept.extend(rest.iter().filter(|h| extra.contains(&h.slot)));
+        rest.retain(|h| !extra.contains(&h.slot));
+        kept.sort_unstable_by(order);
+        let hits = kept;
+        let n = hits.len();
+        let mut r: Vec<Vec<f64>> = Vec::with_capacity(parts.len());
+        for terms in &clause_terms {
+            let tws: Vec<TermWeights> = terms
+                .iter()
+                .map(|&(id, w)| self.term_weights(id, w))
+                .collect();
+            let mut row: Vec<f64> = hits
+                .iter()
+                .map(|h| {
+                    tws.iter()
+                        .filter_map(|tw| {
+                            self.store
+                                .posting(tw.id, h.slot)
+                                .map(|tfs| self.term_score(tw, h.slot, tfs))
+                        })
+                        .sum()
+                })
+                .collect();
+            let max = row.iter().copied().fold(0.0f64, f64::max);
+            if max > 0.0 {
+                row.iter_mut().for_each(|x| *x /= max);
+                r.push(row);
+            }
+        }
+        if r.len() < 2 {
+            let mut all = hits;
+            all.extend(rest);
+            return all;
+        }
+        let pi = 1.0 / r.len() as f64;
+        let mut uncovered = vec![1.0f64; r.len()];
+        let mut taken = vec![false; n];
+        let mut out = Vec::with_capacity(n + rest.len());
+        for _ in 0..n {
+            let mut best: Option<(usize, f64)> = None;
+            for j in (0..n).filter(|&j| !taken[j]) {
+                let tier = hits[j].score.floor();
+                let c = hits[j].score - tier;
+                let div: f64 = (0..r.len()).map(|i| pi * r[i][j] * uncovered[i]).sum();
+                let v = tier + ((1.0 - lambda) * c + lambda * div).min(0.999_999);
+                if best.is_none_or(|(_, b)| v > b) {
+                    best = Some((j, v));
+                }
+            }
+            let Some((j, v)) = best else { break };
+            taken[j] = true;
+            for (i, u) in uncovered.iter_mut().enumerate() {
+                *u *= 1.0 - r[i][j];
+            }
+            out.push(Hit {
+                slot: hits[j].slot,
+                score: v,
+            });
+        }
+        // The tools outside the pool follow, below the last pick.
+        let last = out.last().map_or(f64::INFINITY, |h| h.score);
+        for h in rest {
+            let tier = h.score.floor();
+            let v = tier + (1.0 - lambda) * (h.score - tier);
+            out.push(Hit {
+                slot: h.slot,
+                score: v.min(last),
+            });
+        }
+        out
+    }
+
+    /// The `k` slots with the highest BM25F score for these terms (no filters).
+    fn top_raw(&self, terms: &[(u32, f64)], k: usize) -> Vec<u32> {
+        let mut guard = self.scratch.borrow_mut();
+        let s = &mut *guard;
+        s.begin(self.store.docs.len());
+        for &(id, w) in terms {
+            let tw = self.term_weights(id, w);
+            for &(slot, tfs) in &self.store.postings[id as usize] {
+                let v = self.term_score(&tw, slot, &tfs);
+                s.cell(slot).0 += v;
+            }
+        }
+        let mut hits: Vec<Hit> = s
+            .touched()
+            .iter()
+            .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }))
+            .collect();
+        top_k(&mut hits, k);
+        hits.into_iter().map(|h| h.slot).collect()
+    }
+
+    /// Every matching tool (name tier and server / required-word filters applied) with its
+    /// score `tier + confidence`; empty when the request abstains.
     fn score(&self, q: &ParsedQuery) -> Vec<Hit> {
         let p = &self.params;
         let terms: Vec<(u32, f64, bool)> = q
@@ -809,8 +1191,13 @@ impl EnhancedIndex {
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         for &(id, w, _) in &terms {
             let idf = self.idf(id);
+            let generic = self.is_generic(id);
+            let mut weights = p.weights;
+            if generic {
+                weights[0] = p.generic_name_weight.min(weights[0]);
+            }
             for &(slot, tfs) in &self.store.postings[id as usize] {
-                let tfw = weighted_tf(&p.weights, &tfs, &self.norms[slot as usize]);
+                let tfw = weighted_tf(&weights, &tfs, &self.norms[slot as usize]);
                 let c = s.cell(slot);
                 c.0 += w * idf * tfw / (p.k1 + tfw);
                 c.1 += w * idf;
@@ -830,7 +1217,9 @@ impl EnhancedIndex {
                 .all(|&t| self.store.posting(t, slot).is_some())
         };
         let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
-        // Coverage of the best-scoring tool (what the abstain rule looks at).
+        let max_idf = self.idf_unknown();
+        // The best-scoring tool's evidence and coverage (what the abstain rules look at).
+        let mut best_raw = 0.0f64;
         let mut best_cov = 0.0f64;
         let mut best_score = f64::NEG_INFINITY;
         for &slot in s.touched() {
@@ -841,15 +1230,19 @@ impl EnhancedIndex {
             {
                 continue;
             }
-            let tier = tiers.get(&slot).copied().unwrap_or(0) as f64;
-            let rel = (score / max_score).min(0.999_999);
-            if tier + rel > best_score {
-                best_score = tier + rel;
+            let tier = if tiers.is_empty() {
+                0.0
+            } else {
+                tiers.get(&slot).copied().unwrap_or(0) as f64
+            };
+            if tier * 1e6 + score > best_score {
+                best_score = tier * 1e6 + score;
+                best_raw = score;
                 best_cov = mass;
             }
             hits.push(Hit {
                 slot,
-                score: tier + rel,
+                score: tier + self.confidence_of(score, max_idf, slot),
             });
         }
         for (&slot, &tier) in &tiers {
@@ -864,9 +1257,13 @@ impl EnhancedIndex {
                 });
             }
         }
-        // Abstain: nothing named, and the best tool covers too little of the query.
-        if tiers.is_empty() && q.servers.is_empty() && best_cov / max_score < p.abstain_coverage {
-            return Vec::new();
+        // Abstain: nothing named, the best tool's evidence is weak, and it covers little of
+        // the request (a short request fully matched in a small index is no reason to).
+        if tiers.is_empty() && q.servers.is_empty() {
+            let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
+            if conf < p.abstain_confidence && best_cov / max_score < p.abstain_coverage {
+                return Vec::new();
+            }
         }
         hits
     }
@@ -918,9 +1315,13 @@ impl EnhancedIndex {
             let idf = self.idf(id);
             let mut fields = Vec::new();
             let mut tfw = 0.0;
+            let mut weights = p.weights;
+            if self.is_generic(id) {
+                weights[0] = p.generic_name_weight.min(weights[0]);
+            }
             for f in 0..FIELDS {
                 if tfs[f] > 0 {
-                    let v = p.weights[f] * tfs[f] as f64 * doc.norm[f];
+                    let v = weights[f] * tfs[f] as f64 * doc.norm[f];
                     tfw += v;
                     fields.push((FIELD_NAMES[f], tfs[f], v));
                 }
@@ -966,6 +1367,48 @@ impl EnhancedIndex {
             },
         })
     }
+}
+
+/// Which whitespace-separated tokens of a request lie inside a quotation: from a token that
+/// opens with `"`, `'`, `` ` ``, `“` or `‘` (after any opening bracket) to the token that
+/// closes with the same mark (before trailing punctuation). A quotation that never closes
+/// quotes nothing (an apostrophe, not a quote).
+pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
+    const MARKS: [(char, char); 5] = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('`', '`'),
+        ('\u{201C}', '\u{201D}'),
+        ('\u{2018}', '\u{2019}'),
+    ];
+    let mut out = vec![false; raws.len()];
+    let mut open: Option<(usize, char)> = None;
+    for (i, raw) in raws.iter().enumerate() {
+        let head = raw.trim_start_matches(['(', '[', '{']);
+        let tail = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+        match open {
+            None => {
+                let Some(&(_, close)) = MARKS.iter().find(|(o, _)| head.starts_with(*o)) else {
+                    continue;
+                };
+                let rest = &head[head.chars().next().map_or(0, char::len_utf8)..];
+                let rest_tail =
+                    rest.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+                if !rest_tail.is_empty() && rest_tail.ends_with(close) {
+                    out[i] = true;
+                } else {
+                    open = Some((i, close));
+                }
+            }
+            Some((start, close)) => {
+                if tail.ends_with(close) {
+                    out[start..=i].iter_mut().for_each(|q| *q = true);
+                    open = None;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
@@ -1185,5 +1628,213 @@ mod tests {
             .terms
             .iter()
             .any(|t| t.fields.iter().any(|f| f.0 == "searchHint")));
+    }
+
+    fn index_of(tools: &[(&str, &str)]) -> EnhancedIndex {
+        EnhancedIndex::build(
+            tools.iter().map(|(n, d)| doc(n, d)).collect(),
+            Params::default(),
+            512,
+        )
+        .unwrap()
+    }
+
+    /// A catalog where one tool per request below is right; filler tools give the IDFs
+    /// something to work with.
+    fn catalog() -> EnhancedIndex {
+        let mut tools: Vec<(String, String)> = vec![
+            (
+                "find_agency".into(),
+                "Find a real estate agency by city".into(),
+            ),
+            (
+                "hotel_deals".into(),
+                "Search hotel deals and prices in a city".into(),
+            ),
+            (
+                "create_file".into(),
+                "Create a new file with the given content".into(),
+            ),
+            (
+                "rename_file".into(),
+                "Rename a file or move it to a new path".into(),
+            ),
+            ("delete_file".into(), "Delete a file".into()),
+            (
+                "list_directory".into(),
+                "List the entries of a directory".into(),
+            ),
+            (
+                "update_record".into(),
+                "Change the fields of a record".into(),
+            ),
+            (
+                "reserve_table".into(),
+                "Reserve a table at a restaurant".into(),
+            ),
+            ("user_login".into(), "Login a user with a password".into()),
+            (
+                "send_sms".into(),
+                "Send a text message to a phone number".into(),
+            ),
+        ];
+        for i in 0..30 {
+            tools.push((
+                format!("filler_{i}"),
+                format!("Unrelated widget number {i} for gadgets"),
+            ));
+        }
+        EnhancedIndex::build(
+            tools.iter().map(|(n, d)| doc(n, d)).collect(),
+            Params::default(),
+            512,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn request_table() {
+        let i = catalog();
+        // (request, a tool that must be first)
+        let cases: &[(&str, &str)] = &[
+            // A generic name word ("find") does not outrank the real match.
+            ("find a good hotel deal in Paris", "hotel_deals"),
+            // Synonyms: modify → change, book → reserve.
+            ("modify the record fields", "update_record"),
+            ("book a table for two", "reserve_table"),
+            // Phrasal verb → the name's one word.
+            ("log into my account with my password", "user_login"),
+            // `+1 …` is a phone number, not a required word.
+            ("text +1 555 1234 the message hello", "send_sms"),
+        ];
+        for (q, want) in cases {
+            assert_eq!(top(&i, q).first().map(String::as_str), Some(*want), "{q}");
+        }
+    }
+
+    #[test]
+    fn synonyms_expand_at_low_weight() {
+        let i = catalog();
+        let q = i.parse_query("modify it");
+        let syn: Vec<&QueryTerm> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin.starts_with("synonym:"))
+            .collect();
+        assert!(syn.iter().any(|t| t.term == "chang"), "{syn:?}");
+        assert!(syn.iter().all(|t| t.weight < 1.0));
+        // A synonym that is also a query word keeps the full weight.
+        let q = i.parse_query("modify and change");
+        assert!(q.terms.iter().any(|t| t.term == "chang" && t.weight == 1.0));
+    }
+
+    #[test]
+    fn each_step_gets_a_slot() {
+        let i = catalog();
+        let q = "Create a new file with the content hello, then rename the file, and finally list the directory";
+        let got = top(&i, q);
+        for want in ["create_file", "rename_file", "list_directory"] {
+            assert!(
+                got[..3].contains(&want.to_owned()),
+                "{want} not in the top 3 of {got:?}"
+            );
+        }
+        // Off: the plain ranking.
+        let p = Params {
+            clause_weight: 0.0,
+            ..Params::default()
+        };
+        assert!(i.clause_queries(q).len() >= 2);
+        let plain = EnhancedIndex::build(vec![doc("a", "b")], p, 512).unwrap();
+        assert!(plain.clause_queries(q).is_empty());
+    }
+
+    #[test]
+    fn confidence_table() {
+        // (evidence, scale, lower bound, upper bound)
+        let cases: &[(f64, f64, f64, f64)] = &[
+            (0.0, 1.0, 0.0, 0.0),
+            (1.0, 1.0, 0.5, 0.5),
+            (3.0, 1.0, 0.75, 0.75),
+            (1e12, 1.0, 0.999, 0.999_999),
+            (-1.0, 1.0, 0.0, 0.0),
+        ];
+        for &(e, s, lo, hi) in cases {
+            let c = confidence(e, s);
+            assert!(c >= lo && c <= hi, "confidence({e}, {s}) = {c}");
+        }
+    }
+
+    #[test]
+    fn abstains_on_weak_evidence_not_on_length() {
+        let i = catalog();
+        // Unrelated requests, short and long: nothing.
+        for q in [
+            "pause the music on my home theater",
+            "can you recommend a nice vegan dessert recipe that uses ingredients from a farmers market near me this weekend",
+        ] {
+            assert!(top(&i, q).is_empty(), "{q}");
+        }
+        // A long request with a strong match still answers.
+        let long = format!(
+            "{} and then please rename the file report.txt to summary.txt in my home folder",
+            "I have been working on a big project for a while and I am tidying it up,"
+        );
+        assert_eq!(top(&i, &long)[0], "rename_file");
+        // A tiny index: a full match of a short request is no reason to abstain.
+        let one = index_of(&[("ls", "list files")]);
+        assert_eq!(top(&one, "list files"), vec!["ls"]);
+    }
+
+    #[test]
+    fn ties_go_to_the_more_specific_tool() {
+        // Same description, so the same evidence; the longer name comes first in the index.
+        let i = index_of(&[
+            ("beta_gamma_delta", "Export a report"),
+            ("alpha", "Export a report"),
+        ]);
+        let hits = i.search("export report", 5, 0.0);
+        assert_eq!(i.name(hits[0].slot), Some("alpha"));
+        assert!(hits[0].score > hits[1].score && hits[0].score - hits[1].score < 1e-6);
+    }
+
+    #[test]
+    fn quotations_table() {
+        // (request, the tokens inside quotation marks)
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "create a note named 'Daily Tasks' now",
+                &["'Daily", "Tasks'"],
+            ),
+            (
+                "rename \"a.txt\" to \"b.txt\".",
+                &["\"a.txt\"", "\"b.txt\"."],
+            ),
+            ("Paper's trading platform", &[]),
+            ("it's the users' list", &[]),
+            ("an 'unclosed quote here", &[]),
+            ("read `/home/user/x`, then stop", &["`/home/user/x`,"]),
+            (
+                "title (\u{201C}Plan it\u{201D}) please",
+                &["(\u{201C}Plan", "it\u{201D})"],
+            ),
+        ];
+        for (q, want) in cases {
+            let raws: Vec<&str> = q.split_whitespace().collect();
+            let got: Vec<&str> = raws
+                .iter()
+                .zip(quoted_tokens(&raws))
+                .filter(|(_, q)| *q)
+                .map(|(r, _)| *r)
+                .collect();
+            assert_eq!(got, *want, "{q}");
+        }
+        // Quoted words weigh less; a request that is only a quotation keeps full weight.
+        let i = catalog();
+        let q = i.parse_query("create a file named 'report'");
+        let w = |q: &ParsedQuery, t: &str| q.terms.iter().find(|x| x.term == t).map(|x| x.weight);
+        assert_eq!(w(&q, "creat"), Some(1.0));
+        assert!(w(&q, "report").unwrap() < 1.0);
+        assert_eq!(w(&i.parse_query("\"delete file\""), "delet"), Some(1.0));
     }
 }

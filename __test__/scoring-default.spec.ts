@@ -1,0 +1,53 @@
+// The drop-in functions stay on the reference's compat scoring unless the host opts in, by
+// option or by TOOL_INDEX_SCORING / SEARCH_EXTRA_TOOLS_SCORING.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { LOW_CONFIDENCE, buildToolIndex, clearToolIndexCache, dropInScoring, getToolIndex, searchTools, toolSearch } from '../dist/index.js'
+import * as ccb from '../dist/ccb-dropin.js'
+
+const tools = [
+  { name: 'mcp__files__rename_file', description: 'Rename a file', isMcp: true },
+  { name: 'mcp__files__list_directory', description: 'List the entries of a directory', isMcp: true },
+]
+const VARS = ['TOOL_INDEX_SCORING', 'SEARCH_EXTRA_TOOLS_SCORING']
+
+afterEach(() => {
+  for (const v of VARS) delete process.env[v]
+  clearToolIndexCache()
+})
+
+describe('drop-in scoring', () => {
+  test('compat unless opted in', async () => {
+    expect(dropInScoring()).toBe('compat')
+    expect((await buildToolIndex(tools)).scoring).toBe('compat')
+    expect((await getToolIndex(tools)).scoring).toBe('compat')
+    expect((await ccb.getToolIndex(tools)).scoring).toBe('compat')
+  })
+  test('the option opts in', async () => {
+    expect((await buildToolIndex(tools, { scoring: 'enhanced' })).scoring).toBe('enhanced')
+    expect((await getToolIndex(tools, { scoring: 'enhanced' })).scoring).toBe('enhanced')
+  })
+  for (const v of VARS) {
+    test(`${v}=enhanced opts in; the option still wins`, async () => {
+      process.env[v] = 'enhanced'
+      expect(dropInScoring()).toBe('enhanced')
+      expect((await buildToolIndex(tools)).scoring).toBe('enhanced')
+      expect((await ccb.getToolIndex(tools)).scoring).toBe('enhanced')
+      expect((await buildToolIndex(tools, { scoring: 'compat' })).scoring).toBe('compat')
+      expect(searchTools('rename a file', await buildToolIndex(tools), 3)[0]?.name).toBe('mcp__files__rename_file')
+    })
+  }
+  test('other values keep compat', async () => {
+    process.env.TOOL_INDEX_SCORING = 'bm25'
+    expect(dropInScoring()).toBe('compat')
+    expect((await buildToolIndex(tools)).scoring).toBe('compat')
+  })
+  test('toolSearch keeps its own default', async () => {
+    process.env.TOOL_INDEX_SCORING = 'enhanced'
+    const out = await toolSearch({ query: 'rename a file' }, { tools })
+    expect(JSON.stringify(out)).toContain('rename_file')
+  })
+  test('the documented low-confidence cut is a confidence', () => {
+    expect(LOW_CONFIDENCE).toBeGreaterThan(0)
+    expect(LOW_CONFIDENCE).toBeLessThan(1)
+  })
+})
