@@ -3,8 +3,8 @@
 //! Layout: terms are interned to `u32` ids; each term has a postings list of
 //! `(slot, weighted tf)`; IDF and document norms are computed once per build or update, so a
 //! query touches only the postings of its own terms. The compat name boost finds the tools
-//! whose normalized name occurs in the query with an Aho-Corasick automaton built at index
-//! time, instead of testing every tool.
+//! whose normalized name occurs in the query with the name matcher (`names`), kept up to
+//! date on every change, instead of testing every tool.
 //!
 //! Documents live in *slots*; slot order is index order (ties in results go to the lower
 //! slot). Removing a tool leaves an empty slot, so the survivors keep their relative order,
@@ -12,12 +12,12 @@
 
 use std::cell::{OnceCell, RefCell};
 
-use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::IndexError;
 use crate::name::{parse_tool_name, ParsedName};
+use crate::names::NameMatcher;
 use crate::store::{SlotDoc, SlotStore};
 use crate::text::{is_cjk, js_lower};
 use crate::tokenize::tokenize_and_stem_into;
@@ -30,9 +30,6 @@ pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 pub const NAME_BOOST: f64 = 0.75;
 /// A CJK-only match needs at least this many query bigrams in the tool.
 pub const CJK_MIN_BIGRAM_MATCHES: u32 = 2;
-/// Tools added since the name matcher was built that are tested one by one before it is
-/// rebuilt (at least; an eighth of the index when that is more).
-const NAME_DELTA_MAX: usize = 256;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
 
@@ -202,21 +199,6 @@ impl crate::collector::Cell for Cell {
 
 type Scratch = crate::collector::Accumulator<Cell>;
 
-/// The name-boost matcher: normalized names → slots.
-#[derive(Default)]
-struct NameMatcher {
-    automaton: Option<AhoCorasick>,
-    /// Pattern id → normalized name.
-    patterns: Vec<Box<str>>,
-    /// Pattern id → slots that had that normalized name when the automaton was built (a slot
-    /// may since have been emptied or refilled: checked at query time).
-    slots: Vec<Vec<u32>>,
-    /// Slots filled since the automaton was built: tested one by one until the next rebuild.
-    delta: Vec<u32>,
-    /// Slots whose normalized name is empty (contained in every query).
-    empty: Vec<u32>,
-}
-
 /// The tool index.
 pub struct ToolIndex {
     opts: IndexOptions,
@@ -226,8 +208,6 @@ pub struct ToolIndex {
     names: NameMatcher,
     /// `‖d‖` by slot (0 for an empty slot).
     norms: Vec<f64>,
-    /// Slots were renumbered: the name matcher must be rebuilt.
-    names_stale: bool,
     scratch: RefCell<Scratch>,
     /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
     keyword: OnceCell<crate::keyword::KeywordIndex>,
@@ -257,7 +237,6 @@ impl ToolIndex {
             idf: Vec::new(),
             names: NameMatcher::default(),
             norms: Vec::new(),
-            names_stale: true,
             scratch: RefCell::new(Scratch::default()),
             keyword: OnceCell::new(),
         }
@@ -285,7 +264,7 @@ impl ToolIndex {
             match self.store.slot_of(&t.name) {
                 Some(slot) => {
                     slots.push(slot);
-                    self.store.vacate(slot);
+                    self.vacate(slot);
                     let a = analyze(t);
                     self.link(slot, a);
                 }
@@ -318,7 +297,7 @@ impl ToolIndex {
         let mut removed = 0;
         for n in names {
             if let Some(slot) = self.store.slot_of(n.as_ref()) {
-                self.store.vacate(slot);
+                self.vacate(slot);
                 removed += 1;
             }
         }
@@ -365,6 +344,7 @@ impl ToolIndex {
             + self.store.by_name.len() * 48
             + self.store.by_name.keys().map(String::len).sum::<usize>()
             + (self.idf.capacity() + self.norms.capacity()) * 8
+            + self.names.heap_bytes()
     }
 
     /// Number of tools.
@@ -445,7 +425,7 @@ impl ToolIndex {
 
     /// Put an analysed tool into a (vacant) slot and its postings.
     fn link(&mut self, slot: u32, a: Analyzed) {
-        self.names.delta.push(slot);
+        self.names.add(slot, &a.parsed.full);
         let mut terms = Vec::with_capacity(a.tf.len());
         for &(field, start, len, tf) in &a.tf {
             let tok = a.token(field, start, len);
@@ -475,12 +455,19 @@ impl ToolIndex {
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
     fn maybe_compact(&mut self) {
-        if self.store.maybe_compact().is_some() {
-            self.names_stale = true;
+        if let Some(map) = self.store.maybe_compact() {
+            self.names.renumber(&map);
         }
     }
 
-    /// Recompute IDF, norms and the name matcher after a change.
+    /// Empty a slot: its postings, name and name-matcher entry go.
+    fn vacate(&mut self, slot: u32) {
+        if let Some(d) = self.store.vacate(slot) {
+            self.names.remove(slot, &d.parsed.full);
+        }
+    }
+
+    /// Recompute IDF and norms after a change.
     fn refresh(&mut self) {
         self.keyword = OnceCell::new();
         let n = self.store.live as f64;
@@ -514,78 +501,11 @@ impl ToolIndex {
             .iter()
             .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
             .collect();
-        // The name matcher is rebuilt when the tools added since its last build are many;
-        // until then they are tested one by one (`delta`), and emptied slots are skipped.
-        if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.store.live / 8) {
-            self.rebuild_names();
-        }
-    }
-
-    fn rebuild_names(&mut self) {
-        self.names_stale = false;
-        let mut pattern_of: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut patterns: Vec<&str> = Vec::new();
-        let mut slots: Vec<Vec<u32>> = Vec::new();
-        let mut empty = Vec::new();
-        for (i, d) in self.store.docs.iter().enumerate() {
-            let Some(d) = d else { continue };
-            let full = d.parsed.full.as_str();
-            if full.is_empty() {
-                empty.push(i as u32);
-                continue;
-            }
-            let id = *pattern_of.entry(full).or_insert_with(|| {
-                patterns.push(full);
-                slots.push(Vec::new());
-                patterns.len() - 1
-            });
-            slots[id].push(i as u32);
-        }
-        let automaton = if patterns.is_empty() {
-            None
-        } else {
-            // A contiguous NFA: quick to build for tens of thousands of names, and fast enough
-            // to scan a query (a DFA's build cost grows much faster with the name count).
-            AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .build(&patterns)
-                .ok()
-        };
-        self.names = NameMatcher {
-            automaton,
-            patterns: patterns.iter().map(|p| Box::from(*p)).collect(),
-            slots,
-            delta: Vec::new(),
-            empty,
-        };
     }
 
     /// Slots whose normalized name occurs in `haystack`, in no particular order.
     fn boosted_slots(&self, haystack: &str, out: &mut Vec<u32>) {
-        let holds = |slot: u32, full: &str| self.doc(slot).is_some_and(|d| d.parsed.full == full);
-        out.extend(self.names.empty.iter().copied().filter(|&s| holds(s, "")));
-        if let Some(ac) = &self.names.automaton {
-            let mut seen = FxHashSet::default();
-            for m in ac.find_overlapping_iter(haystack) {
-                let p = m.pattern().as_usize();
-                if seen.insert(p) {
-                    let pattern = &*self.names.patterns[p];
-                    out.extend(
-                        self.names.slots[p]
-                            .iter()
-                            .copied()
-                            .filter(|&s| holds(s, pattern)),
-                    );
-                }
-            }
-        }
-        for &slot in &self.names.delta {
-            if let Some(d) = self.doc(slot) {
-                if haystack.contains(d.parsed.full.as_str()) {
-                    out.push(slot);
-                }
-            }
-        }
+        self.names.matches(haystack, out);
     }
 
     /// Compat `searchTools(query, index, limit)` with a display threshold.

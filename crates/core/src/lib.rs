@@ -20,6 +20,7 @@ pub mod error;
 pub mod index;
 pub mod keyword;
 pub mod name;
+mod names;
 pub mod store;
 pub mod text;
 pub mod tokenize;
