@@ -19,7 +19,7 @@ use crate::error::IndexError;
 use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
 use crate::store::{SlotDoc, SlotStore};
-use crate::text::{is_cjk, js_lower};
+use crate::text::{is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
 /// Field weights of the compat weighted TF: name, searchHint, description.
@@ -97,7 +97,9 @@ pub struct Doc {
 
 /// A tool analysed without touching the shared vocabulary (so it can run in parallel).
 struct Analyzed {
-    doc: ToolDoc,
+    name: String,
+    is_mcp: Option<bool>,
+    has_hint: bool,
     parsed: ParsedName,
     name_lower: String,
     hint_lower: String,
@@ -120,14 +122,17 @@ impl Analyzed {
 
 fn analyze(doc: ToolDoc) -> Analyzed {
     let parsed = parse_tool_name(&doc.name);
-    let name_text = parsed.parts.join(" ");
-    let name_lower = js_lower(&name_text);
-    let hint_lower = js_lower(doc.search_hint.as_deref().unwrap_or(""));
-    let desc_lower = js_lower(&doc.description);
+    let name_lower = js_lower_owned(parsed.parts.join(" "));
+    let has_hint = doc.search_hint.is_some();
+    let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
+    let desc_lower = js_lower_owned(doc.description);
 
-    // Per token: where it was first seen, and its counts in the three fields.
-    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::new();
-    let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
+    // Per token: where it was first seen, and its counts in the three fields. Sized for the
+    // usual tool up front (a word every ~8 bytes), so the map rarely grows.
+    let guess = ((name_lower.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
+    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::with_capacity(guess);
+    let mut pos: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(guess, Default::default());
     let mut max = [0u32; 3];
     for (field, text) in [&name_lower, &hint_lower, &desc_lower]
         .into_iter()
@@ -162,10 +167,9 @@ fn analyze(doc: ToolDoc) -> Analyzed {
         .collect();
     drop(pos);
     Analyzed {
-        doc: ToolDoc {
-            description: String::new(),
-            ..doc
-        },
+        name: doc.name,
+        is_mcp: doc.is_mcp,
+        has_hint,
         parsed,
         name_lower,
         hint_lower,
@@ -436,12 +440,12 @@ impl ToolIndex {
             self.store.post(id, slot, tf);
             terms.push((id, tf));
         }
-        let is_mcp = a.doc.is_mcp.unwrap_or(a.parsed.is_mcp);
-        let has_hint = a.doc.search_hint.is_some();
+        let is_mcp = a.is_mcp.unwrap_or(a.parsed.is_mcp);
+        let has_hint = a.has_hint;
         self.store.occupy(
             slot,
             Doc {
-                name: a.doc.name,
+                name: a.name,
                 parsed: a.parsed,
                 is_mcp,
                 hint_lower: a.hint_lower.into_boxed_str(),
