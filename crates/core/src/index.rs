@@ -518,8 +518,17 @@ impl ToolIndex {
     /// query's terms. With `min_score <= 0` tools that share nothing also qualify, with score
     /// 0, in index order, as in the reference.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
+        if min_score > 0.0 {
+            if self.store.live == 0 || query.trim().is_empty() {
+                return Vec::new();
+            }
+            // Only the tools that reach the threshold become hits.
+            let mut hits = self.score_min(&self.prepare(query), Some(min_score));
+            top_k(&mut hits, limit);
+            return hits;
+        }
         let mut hits = self.score_all(query);
-        if min_score > 0.0 || query.trim().is_empty() {
+        if query.trim().is_empty() {
             hits.retain(|h| h.score >= min_score);
             top_k(&mut hits, limit);
             return hits;
@@ -593,6 +602,12 @@ impl ToolIndex {
 
     /// [`ToolIndex::score_all`] on a prepared query.
     pub fn score_prepared(&self, pq: &PreparedQuery) -> Vec<Hit> {
+        self.score_min(pq, None)
+    }
+
+    /// The scored tools of a prepared query; with `min`, only those scoring at least `min`
+    /// (the others never become hits, so the top-k sees only what can qualify).
+    fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
         if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
             return Vec::new();
         }
@@ -639,9 +654,14 @@ impl ToolIndex {
             if has_cjk && score > 0.0 && u32::from(c.cjk) < CJK_MIN_BIGRAM_MATCHES && !c.other {
                 score = 0.0;
             }
-            // From here on `acc` holds the tool's position in `hits` (for the name boost).
-            c.acc = hits.len() as f64;
-            hits.push(Hit { slot, score });
+            // From here on `acc` holds the tool's position in `hits` (for the name boost), or
+            // `-1 - score` for a tool below the threshold.
+            if min.is_some_and(|m| score < m) {
+                c.acc = -1.0 - score;
+            } else {
+                c.acc = hits.len() as f64;
+                hits.push(Hit { slot, score });
+            }
         }
         // Name boost.
         let haystack: String = lower
@@ -652,16 +672,19 @@ impl ToolIndex {
         self.boosted_slots(&haystack, &mut boosted);
         for slot in boosted {
             let c = s.raw(slot);
-            if c.epoch == epoch {
+            if c.epoch == epoch && c.acc >= 0.0 {
                 let h = &mut hits[c.acc as usize];
                 h.score = h.score.max(NAME_BOOST);
             } else {
+                let below = if c.epoch == epoch { -1.0 - c.acc } else { 0.0 };
+                let score = below.max(NAME_BOOST);
                 c.epoch = epoch;
-                c.acc = hits.len() as f64;
-                hits.push(Hit {
-                    slot,
-                    score: NAME_BOOST,
-                });
+                if min.is_some_and(|m| score < m) {
+                    c.acc = -1.0 - score;
+                } else {
+                    c.acc = hits.len() as f64;
+                    hits.push(Hit { slot, score });
+                }
             }
         }
         hits
