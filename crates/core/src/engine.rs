@@ -8,8 +8,9 @@ use std::str::FromStr;
 
 use crate::enhanced::{self, EnhancedIndex, Params};
 use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
+use crate::hybrid::{self, MergeWeights};
 use crate::index::{Hit, IndexOptions, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
-use crate::keyword::{self, MergeWeights};
+use crate::keyword;
 
 /// The most elements the binding reads from one JavaScript array (tools, names, flags):
 /// 16,777,216. A longer `length` (including a sparse array whose `length` was set by hand)
@@ -399,7 +400,7 @@ impl Engine {
         let max = limit_from_f64(max)?;
         match &self.kind {
             Kind::Compat(i) => Ok(self.named(
-                keyword::keyword_search(i, query, max)
+                keyword::keyword_search(&**i, query, max)
                     .into_iter()
                     .map(|h| Hit {
                         slot: h.slot,
@@ -430,7 +431,7 @@ impl Engine {
         let outside = options.exact_outside.as_deref();
         match &self.kind {
             Kind::Compat(i) => Ok(
-                keyword::tool_search_rank(i, query, max, weights, min, outside)
+                hybrid::tool_search_rank(i, query, max, weights, min, outside)
                     .into_iter()
                     .filter_map(|h| {
                         h.name(i, outside).map(|name| Ranked {

@@ -16,9 +16,10 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::IndexError;
+use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
-use crate::store::{SlotDoc, SlotStore};
+use crate::store::{check_unique, SlotDoc, SlotStore};
 use crate::text::{is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -213,8 +214,9 @@ pub struct ToolIndex {
     /// `‖d‖` by slot (0 for an empty slot).
     norms: Vec<f64>,
     scratch: RefCell<Scratch>,
-    /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
-    keyword: OnceCell<crate::keyword::KeywordIndex>,
+    /// Keyword-search postings, built on first use, then updated tool by tool with every
+    /// change (dropped, to be rebuilt on use, only when compaction renumbers the slots).
+    keyword: OnceCell<KeywordIndex>,
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -249,7 +251,7 @@ impl ToolIndex {
     /// Build an index from tools in order. Two tools with one name are an error
     /// ([`ErrorCode::DuplicateName`]) and nothing is built.
     pub fn build(tools: Vec<ToolDoc>, opts: IndexOptions) -> Result<Self, IndexError> {
-        check_unique(&tools)?;
+        check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut index = Self::new(opts);
         index.insert_batch(tools);
         index.refresh();
@@ -260,7 +262,7 @@ impl ToolIndex {
     /// Results afterwards equal those of a fresh build of the resulting list.
     /// Returns the slot of each given tool, in input order.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        check_unique(&tools)?;
+        check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::with_capacity(tools.len());
         let mut next = self.store.slot_count() as u32;
@@ -288,12 +290,6 @@ impl ToolIndex {
     /// before a change of this number are no longer valid.
     pub fn generation(&self) -> u64 {
         self.store.generation()
-    }
-
-    /// The keyword-search postings of this version of the index (built on first use).
-    pub(crate) fn keyword_index(&self) -> &crate::keyword::KeywordIndex {
-        self.keyword
-            .get_or_init(|| crate::keyword::KeywordIndex::build(self))
     }
 
     /// Remove tools by name; returns how many were present.
@@ -455,12 +451,16 @@ impl ToolIndex {
                 norm: 0.0,
             },
         );
+        if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
+            kw.add(slot, &keyword_fields(d));
+        }
     }
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
     fn maybe_compact(&mut self) {
         if let Some(map) = self.store.maybe_compact() {
             self.names.renumber(&map);
+            self.keyword = OnceCell::new();
         }
     }
 
@@ -468,12 +468,14 @@ impl ToolIndex {
     fn vacate(&mut self, slot: u32) {
         if let Some(d) = self.store.vacate(slot) {
             self.names.remove(slot, &d.parsed.full);
+            if let Some(kw) = self.keyword.get_mut() {
+                kw.remove(slot, &keyword_fields(&d));
+            }
         }
     }
 
     /// Recompute IDF and norms after a change.
     fn refresh(&mut self) {
-        self.keyword = OnceCell::new();
         let n = self.store.live as f64;
         for (t, p) in self.store.postings.iter().enumerate() {
             self.idf[t] = if p.is_empty() {
@@ -691,7 +693,31 @@ impl ToolIndex {
     }
 }
 
-pub(crate) use crate::store::check_unique;
+/// What the keyword scorer reads of a tool.
+fn keyword_fields(d: &Doc) -> KeywordFields<'_> {
+    KeywordFields {
+        name: &d.name,
+        parts: &d.parsed.parts,
+        is_mcp: d.parsed.is_mcp,
+        hint_lower: &d.hint_lower,
+        desc_lower: &d.desc_lower,
+    }
+}
+
+impl KeywordDocs for ToolIndex {
+    fn keyword_slots(&self) -> Vec<u32> {
+        self.slots().collect()
+    }
+    fn keyword_fields(&self, slot: u32) -> Option<KeywordFields<'_>> {
+        self.doc(slot).map(keyword_fields)
+    }
+}
+
+impl KeywordSource for ToolIndex {
+    fn keyword_index(&self) -> &KeywordIndex {
+        self.keyword.get_or_init(|| KeywordIndex::build(self))
+    }
+}
 
 impl SlotDoc for Doc {
     fn name(&self) -> &str {

@@ -303,7 +303,7 @@ impl EnhancedIndex {
         params: Params,
         parallel_threshold: usize,
     ) -> Result<Self, IndexError> {
-        crate::index::check_unique(&tools)?;
+        crate::store::check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut idx = Self::new(params, parallel_threshold);
         idx.insert_batch(tools);
         idx.refresh();
@@ -406,7 +406,7 @@ impl EnhancedIndex {
 
     /// Add or replace tools (replacements keep their slot). Returns each tool's slot.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        crate::index::check_unique(&tools)?;
+        crate::store::check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::new();
         let mut next = self.store.slot_count() as u32;
