@@ -15,12 +15,6 @@ use tool_index_core::ErrorCode;
 
 mod vector;
 
-/// The addon's allocator: a build allocates and frees many small strings and lists from the
-/// rayon threads and the JavaScript thread, where mimalloc's per-thread heaps beat the system
-/// allocator's arenas.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The JavaScript error for a core error.
 fn coded(e: core::IndexError) -> Error<ErrorCode> {
     Error::new(e.code, e.message)
