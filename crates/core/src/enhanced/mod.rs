@@ -758,6 +758,16 @@ impl EnhancedIndex {
         self.search_parsed(&q, limit, min_score)
     }
 
+    /// How many postings the terms of an analysed query have: the work of its scoring loop
+    /// (for measuring the cost per matching posting at different index sizes).
+    pub fn matching_postings(&self, q: &ParsedQuery) -> usize {
+        q.terms
+            .iter()
+            .filter_map(|t| self.store.vocab.get(t.term.as_str()))
+            .map(|&id| self.store.postings[id as usize].len())
+            .sum()
+    }
+
     /// [`EnhancedIndex::search`] on an analysed query.
     pub fn search_parsed(&self, q: &ParsedQuery, limit: usize, min_score: f64) -> Vec<Hit> {
         if self.store.live == 0 || (q.terms.is_empty() && q.raw.is_empty() && q.servers.is_empty())
