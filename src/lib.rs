@@ -310,12 +310,55 @@ pub fn max_list_length() -> u32 {
     engine::MAX_LIST_LEN as u32
 }
 
+/// The scoring mode of an index.
+#[napi(string_enum = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoring {
+    /// The reference's TF-IDF cosine with the name boost (the default).
+    Compat,
+    /// BM25F over name, server, searchHint, description and schema, with name matching.
+    Enhanced,
+}
+
+impl From<engine::Scoring> for Scoring {
+    fn from(s: engine::Scoring) -> Self {
+        match s {
+            engine::Scoring::Compat => Scoring::Compat,
+            engine::Scoring::Enhanced => Scoring::Enhanced,
+        }
+    }
+}
+
+/// A `scoring` option as given: a known mode, or the coded error an unknown string throws
+/// (`E_INVALID_SCORING` from the core's parser, not a generic conversion error).
+pub struct ScoringOption(std::result::Result<engine::Scoring, core::IndexError>);
+
+impl TypeName for ScoringOption {
+    fn type_name() -> &'static str {
+        "Scoring"
+    }
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for ScoringOption {}
+
+impl FromNapiValue for ScoringOption {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        // SAFETY: forwarded from the caller.
+        let s = unsafe { String::from_napi_value(env, value)? };
+        Ok(ScoringOption(s.parse()))
+    }
+}
+
 /// Index options.
 #[napi(object, object_to_js = false)]
 pub struct IndexOptions {
     /// `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
-    /// name matching, see the README).
-    pub scoring: Option<String>,
+    /// name matching, see the README); any other string throws `E_INVALID_SCORING`.
+    #[napi(ts_type = "Scoring")]
+    pub scoring: Option<ScoringOption>,
     /// Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`).
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up (default 512).
@@ -362,7 +405,7 @@ impl TryFrom<IndexOptions> for engine::EngineOptions {
     type Error = Error<ErrorCode>;
     fn try_from(o: IndexOptions) -> Result<Self, ErrorCode> {
         Ok(engine::EngineOptions {
-            scoring: o.scoring,
+            scoring: o.scoring.map(|s| s.0.map_err(coded)).transpose()?,
             min_score: o.min_score,
             parallel_threshold: o.parallel_threshold,
             tuning: o.tuning.map(TryInto::try_into).transpose()?,
@@ -482,7 +525,7 @@ pub struct TermContribution {
 #[napi(object)]
 pub struct Explanation {
     pub name: String,
-    pub scoring: String,
+    pub scoring: Scoring,
     /// The score `search` gives the tool (0 when it is not a result).
     pub score: f64,
     /// Enhanced: the name-match tier (0-3). Compat: 1 when the name boost applied.
@@ -500,7 +543,7 @@ impl From<engine::Explanation> for Explanation {
     fn from(e: engine::Explanation) -> Self {
         Self {
             name: e.name,
-            scoring: e.scoring.as_str().to_owned(),
+            scoring: e.scoring.into(),
             score: e.score,
             tier: e.tier,
             relevance: e.relevance,
@@ -611,8 +654,8 @@ impl ToolIndex {
 
     /// The scoring mode: `'compat'` or `'enhanced'`.
     #[napi(getter, catch_unwind)]
-    pub fn scoring(&self) -> Result<&'static str, ErrorCode> {
-        Ok(self.engine()?.scoring().as_str())
+    pub fn scoring(&self) -> Result<Scoring, ErrorCode> {
+        Ok(self.engine()?.scoring().into())
     }
 
     /// Per-term (and, enhanced, per-field) contributions to one tool's score for a query;

@@ -123,8 +123,9 @@ impl Tuning {
 /// Options of [`Engine::build`], as a caller gives them (all optional).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EngineOptions {
-    /// `"compat"` (default) or `"enhanced"`.
-    pub scoring: Option<String>,
+    /// Compat (the default) or enhanced. A caller holding a string parses it with
+    /// [`Scoring::from_str`], whose error is [`ErrorCode::InvalidScoring`].
+    pub scoring: Option<Scoring>,
     /// Display threshold of `search` (default [`DEFAULT_MIN_SCORE`]).
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up.
@@ -228,10 +229,7 @@ impl Engine {
             Some(t) => t.params()?,
             None => Params::default(),
         };
-        let scoring = match options.scoring.as_deref() {
-            None => Scoring::Compat,
-            Some(s) => s.parse()?,
-        };
+        let scoring = options.scoring.unwrap_or_default();
         let min_score = opt_finite(options.min_score, DEFAULT_MIN_SCORE, "minScore")?;
         let mut opts = IndexOptions::default();
         if let Some(p) = options.parallel_threshold {
@@ -599,7 +597,7 @@ mod tests {
 
     fn opts(scoring: &str) -> EngineOptions {
         EngineOptions {
-            scoring: Some(scoring.into()),
+            scoring: Some(scoring.parse().unwrap()),
             ..EngineOptions::default()
         }
     }
@@ -608,7 +606,7 @@ mod tests {
     fn scoring_parses_and_rejects() {
         assert_eq!("compat".parse::<Scoring>(), Ok(Scoring::Compat));
         assert_eq!("enhanced".parse::<Scoring>(), Ok(Scoring::Enhanced));
-        let e = Engine::build(tools(), opts("bm25")).unwrap_err();
+        let e = "bm25".parse::<Scoring>().unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidScoring);
     }
 
@@ -623,7 +621,7 @@ mod tests {
             ErrorCode::InvalidNumber
         );
         let bad_weights = EngineOptions {
-            scoring: Some("enhanced".into()),
+            scoring: Some(Scoring::Enhanced),
             tuning: Some(Tuning {
                 weights: Some(vec![1.0; 4]),
                 ..Tuning::default()
