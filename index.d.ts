@@ -49,7 +49,7 @@ export declare class ToolIndex {
    */
   search(query: string, limit?: number | undefined | null, minScore?: number | undefined | null): Array<SearchHit>
   /** The scoring mode: `'compat'` or `'enhanced'`. */
-  get scoring(): string
+  get scoring(): Scoring
   /**
    * Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
    * `null` when no tool has that name.
@@ -128,7 +128,7 @@ export interface EntryTerms {
 /** Why a tool scored what it did. */
 export interface Explanation {
   name: string
-  scoring: string
+  scoring: Scoring
   /** The score `search` gives the tool (0 when it is not a result). */
   score: number
   /** Enhanced: the name-match tier (0-3). Compat: 1 when the name boost applied. */
@@ -146,9 +146,9 @@ export interface Explanation {
 export interface IndexOptions {
   /**
    * `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
-   * name matching, see the README).
+   * name matching, see the README); any other string throws `E_INVALID_SCORING`.
    */
-  scoring?: string
+  scoring?: Scoring
   /** Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`). */
   minScore?: number
   /** Tokenize on worker threads from this many tools up (default 512). */
@@ -207,6 +207,9 @@ export interface RankOptions {
    */
   exactOutside?: string
 }
+
+/** The scoring mode of an index. */
+export type Scoring = 'compat' | 'enhanced'
 
 /** One search result. */
 export interface SearchHit {

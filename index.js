@@ -841,6 +841,7 @@ module.exports.coreTools = nativeBinding.coreTools
 module.exports.isDeferredTool = nativeBinding.isDeferredTool
 module.exports.maxListLength = nativeBinding.maxListLength
 module.exports.parseToolName = nativeBinding.parseToolName
+module.exports.Scoring = nativeBinding.Scoring
 module.exports.selectIndexable = nativeBinding.selectIndexable
 module.exports.splitClauses = nativeBinding.splitClauses
 module.exports.tokenize = nativeBinding.tokenize

@@ -517,7 +517,7 @@ add('native binding', [
   { name: 'tokenize(null)', run: () => nativeBinding.tokenize(any(null)), nativeCode: 'StringExpected' },
   { name: 'new ToolIndex(null)', run: () => new nativeBinding.ToolIndex(any(null)), nativeCode: 'ArrayExpected' },
   { name: 'new ToolIndex(dup)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }, { name: 'a' }]), nativeCode: 'E_DUPLICATE_NAME' },
-  { name: 'new ToolIndex(scoring x)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }], { scoring: 'x' }), nativeCode: 'E_INVALID_SCORING' },
+  { name: 'new ToolIndex(scoring x)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }], any({ scoring: 'x' })), nativeCode: 'E_INVALID_SCORING' },
   { name: 'new ToolIndex(minScore NaN)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }], { minScore: NaN }), nativeCode: 'E_INVALID_NUMBER' },
   { name: 'searchIds(limit NaN)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }]).searchIds('a', NaN, 0.1), nativeCode: 'E_INVALID_LIMIT' },
   { name: 'search(minScore Infinity)', run: () => new nativeBinding.ToolIndex([{ name: 'a' }]).search('a', 5, Infinity), nativeCode: 'E_INVALID_NUMBER' },

@@ -47,46 +47,61 @@ impl<T> TypeName for List<T> {
 
 impl<T: FromNapiValue> FromNapiValue for List<T> {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        // SAFETY: forwarded from the caller (a live env and a value of this call).
-        let arr = unsafe { Array::from_napi_value(env, value)? };
-        let len = match engine::check_list_len(u64::from(arr.len()), "array") {
-            Ok(n) => n,
-            Err(e) => return Ok(List(Err(e))),
+        // SAFETY: forwarded from the caller.
+        unsafe { read_array(env, value, |v| T::from_napi_value(env, v)) }
+    }
+}
+
+/// Read a JavaScript array with `item` converting each element (see [`List`]).
+///
+/// # Safety
+/// `env` and `value` must be a live env and a value of the current call.
+unsafe fn read_array<T>(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    mut item: impl FnMut(sys::napi_value) -> Result<T>,
+) -> Result<List<T>> {
+    // SAFETY: forwarded from the caller (a live env and a value of this call).
+    let arr = unsafe { Array::from_napi_value(env, value)? };
+    let len = match engine::check_list_len(u64::from(arr.len()), "array") {
+        Ok(n) => n,
+        Err(e) => return Ok(List(Err(e))),
+    };
+    // Grow with the elements actually read, never reserve from `length` alone.
+    let mut out = Vec::with_capacity(len.min(1024));
+    for i in 0..arr.len() {
+        let mut element = std::ptr::null_mut();
+        // SAFETY: a live env, the array of this call and an index below its length.
+        let got = unsafe { sys::napi_get_element(env, value, i, &mut element) };
+        let converted = if got == sys::Status::napi_ok {
+            item(element)
+        } else {
+            Err(Error::from_status(Status::from(got)))
         };
-        // Grow with the elements actually read, never reserve from `length` alone.
-        let mut out = Vec::with_capacity(len.min(1024));
-        for i in 0..arr.len() {
-            match arr.get::<T>(i) {
-                Ok(Some(v)) => out.push(v),
-                Ok(None) => {
-                    return Ok(List(Err(core::IndexError::new(
-                        ErrorCode::InvalidArg,
-                        format!("array element {i} is missing"),
-                    ))))
-                }
-                Err(e) => {
-                    // A conversion that ran into a JavaScript exception (a getter that
-                    // throws, a hole read as `undefined`) leaves it pending: take it, so the
-                    // coded error is the one the caller sees.
-                    let mut pending = false;
-                    // SAFETY: a live env of this call; the exception value is dropped.
-                    unsafe {
-                        if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
-                            && pending
-                        {
-                            let mut ex = std::ptr::null_mut();
-                            sys::napi_get_and_clear_last_exception(env, &mut ex);
-                        }
+        match converted {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                // A conversion that ran into a JavaScript exception (a getter that
+                // throws, a hole read as `undefined`) leaves it pending: take it, so the
+                // coded error is the one the caller sees.
+                let mut pending = false;
+                // SAFETY: a live env of this call; the exception value is dropped.
+                unsafe {
+                    if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
+                        && pending
+                    {
+                        let mut ex = std::ptr::null_mut();
+                        sys::napi_get_and_clear_last_exception(env, &mut ex);
                     }
-                    return Ok(List(Err(core::IndexError::new(
-                        ErrorCode::InvalidArg,
-                        format!("array element {i}: {}", e.reason),
-                    ))));
                 }
+                return Ok(List(Err(core::IndexError::new(
+                    ErrorCode::InvalidArg,
+                    format!("array element {i}: {}", e.reason),
+                ))));
             }
         }
-        Ok(List(Ok(out)))
     }
+    Ok(List(Ok(out)))
 }
 
 impl<T: FromNapiValue> ValidateNapiValue for List<T> {}
@@ -118,8 +133,87 @@ impl From<ToolEntry> for core::ToolDoc {
     }
 }
 
-fn docs(tools: List<ToolEntry>) -> Result<Vec<core::ToolDoc>, ErrorCode> {
-    Ok(tools.take()?.into_iter().map(Into::into).collect())
+/// An array of [`ToolEntry`] read straight into core documents: the six property keys are
+/// created once per array, not once per element and field, and each element is checked to be
+/// an object.
+pub struct Entries(List<core::ToolDoc>);
+
+impl TypeName for Entries {
+    fn type_name() -> &'static str {
+        "Array<ToolEntry>"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ValidateNapiValue for Entries {}
+
+impl FromNapiValue for Entries {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        const KEYS: [&str; 6] = [
+            "name",
+            "description",
+            "searchHint",
+            "isMcp",
+            "server",
+            "schemaText",
+        ];
+        let mut keys = [std::ptr::null_mut(); 6];
+        for (k, name) in keys.iter_mut().zip(KEYS) {
+            // SAFETY: a live env of this call; the key is a valid UTF-8 slice.
+            check_status!(unsafe {
+                sys::napi_create_string_utf8(env, name.as_ptr().cast(), name.len() as isize, k)
+            })?;
+        }
+        let field = |obj: sys::napi_value, k: usize| -> Result<sys::napi_value> {
+            let mut v = std::ptr::null_mut();
+            // SAFETY: a live env, an object of this call and a key created above.
+            check_status!(
+                unsafe { sys::napi_get_property(env, obj, keys[k], &mut v) },
+                "Failed to get property `{}`",
+                KEYS[k]
+            )?;
+            Ok(v)
+        };
+        // SAFETY: forwarded from the caller; every value read is of this call.
+        let list = unsafe {
+            read_array(env, value, |obj| {
+                let mut ty = 0;
+                check_status!(sys::napi_typeof(env, obj, &mut ty))?;
+                if ty != sys::ValueType::napi_object {
+                    return Err(Error::new(
+                        Status::ObjectExpected,
+                        "a tool entry must be an object",
+                    ));
+                }
+                let name = field(obj, 0)?;
+                let name = String::from_napi_value(env, name)
+                    .map_err(|e| Error::new(e.status, format!("`name`: {}", e.reason)))?;
+                let text = |k: usize| -> Result<Option<String>> {
+                    Option::<String>::from_napi_value(env, field(obj, k)?)
+                        .map_err(|e| Error::new(e.status, format!("`{}`: {}", KEYS[k], e.reason)))
+                };
+                let description = text(1)?;
+                let search_hint = text(2)?;
+                let is_mcp = Option::<bool>::from_napi_value(env, field(obj, 3)?)
+                    .map_err(|e| Error::new(e.status, format!("`isMcp`: {}", e.reason)))?;
+                Ok(core::ToolDoc::from(ToolEntry {
+                    name,
+                    description,
+                    search_hint,
+                    is_mcp,
+                    server: text(4)?,
+                    schema_text: text(5)?,
+                }))
+            })?
+        };
+        Ok(Entries(list))
+    }
+}
+
+fn docs(tools: Entries) -> Result<Vec<core::ToolDoc>, ErrorCode> {
+    tools.0.take()
 }
 
 /// Result of `parseToolName`.
@@ -228,12 +322,55 @@ pub fn max_list_length() -> u32 {
     engine::MAX_LIST_LEN as u32
 }
 
+/// The scoring mode of an index.
+#[napi(string_enum = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoring {
+    /// The reference's TF-IDF cosine with the name boost (the default).
+    Compat,
+    /// BM25F over name, server, searchHint, description and schema, with name matching.
+    Enhanced,
+}
+
+impl From<engine::Scoring> for Scoring {
+    fn from(s: engine::Scoring) -> Self {
+        match s {
+            engine::Scoring::Compat => Scoring::Compat,
+            engine::Scoring::Enhanced => Scoring::Enhanced,
+        }
+    }
+}
+
+/// A `scoring` option as given: a known mode, or the coded error an unknown string throws
+/// (`E_INVALID_SCORING` from the core's parser, not a generic conversion error).
+pub struct ScoringOption(std::result::Result<engine::Scoring, core::IndexError>);
+
+impl TypeName for ScoringOption {
+    fn type_name() -> &'static str {
+        "Scoring"
+    }
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for ScoringOption {}
+
+impl FromNapiValue for ScoringOption {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        // SAFETY: forwarded from the caller.
+        let s = unsafe { String::from_napi_value(env, value)? };
+        Ok(ScoringOption(s.parse()))
+    }
+}
+
 /// Index options.
 #[napi(object, object_to_js = false)]
 pub struct IndexOptions {
     /// `'compat'` (the reference's TF-IDF, the default here) or `'enhanced'` (BM25F with
-    /// name matching, see the README).
-    pub scoring: Option<String>,
+    /// name matching, see the README); any other string throws `E_INVALID_SCORING`.
+    #[napi(ts_type = "Scoring")]
+    pub scoring: Option<ScoringOption>,
     /// Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`).
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up (default 512).
@@ -298,7 +435,7 @@ impl TryFrom<IndexOptions> for engine::EngineOptions {
     type Error = Error<ErrorCode>;
     fn try_from(o: IndexOptions) -> Result<Self, ErrorCode> {
         Ok(engine::EngineOptions {
-            scoring: o.scoring,
+            scoring: o.scoring.map(|s| s.0.map_err(coded)).transpose()?,
             min_score: o.min_score,
             parallel_threshold: o.parallel_threshold,
             tuning: o.tuning.map(TryInto::try_into).transpose()?,
@@ -418,7 +555,7 @@ pub struct TermContribution {
 #[napi(object)]
 pub struct Explanation {
     pub name: String,
-    pub scoring: String,
+    pub scoring: Scoring,
     /// The score `search` gives the tool (0 when it is not a result).
     pub score: f64,
     /// Enhanced: the name-match tier (0-3). Compat: 1 when the name boost applied.
@@ -436,7 +573,7 @@ impl From<engine::Explanation> for Explanation {
     fn from(e: engine::Explanation) -> Self {
         Self {
             name: e.name,
-            scoring: e.scoring.as_str().to_owned(),
+            scoring: e.scoring.into(),
             score: e.score,
             tier: e.tier,
             relevance: e.relevance,
@@ -507,7 +644,7 @@ impl ToolIndex {
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
-        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: List<ToolEntry>,
+        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: Entries,
         options: Option<IndexOptions>,
     ) -> Result<Self, ErrorCode> {
         let options = match options {
@@ -547,8 +684,8 @@ impl ToolIndex {
 
     /// The scoring mode: `'compat'` or `'enhanced'`.
     #[napi(getter, catch_unwind)]
-    pub fn scoring(&self) -> Result<&'static str, ErrorCode> {
-        Ok(self.engine()?.scoring().as_str())
+    pub fn scoring(&self) -> Result<Scoring, ErrorCode> {
+        Ok(self.engine()?.scoring().into())
     }
 
     /// Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
@@ -617,7 +754,7 @@ impl ToolIndex {
     pub fn upsert(
         &mut self,
         env: Env,
-        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: List<ToolEntry>,
+        #[napi(ts_arg_type = "Array<ToolEntry>")] tools: Entries,
     ) -> Result<Vec<u32>, ErrorCode> {
         let docs = docs(tools)?;
         let ids = self.engine_mut()?.upsert(docs).map_err(coded)?;

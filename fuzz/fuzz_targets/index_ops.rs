@@ -12,7 +12,8 @@ use common::{check_sorted, dedup, FName, FQuery, FTool};
 use libfuzzer_sys::fuzz_target;
 use tool_index_core::enhanced::{EnhancedIndex, Params};
 use tool_index_core::index::Hit;
-use tool_index_core::keyword::{keyword_search, tool_search_rank, MergeWeights};
+use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
+use tool_index_core::keyword::keyword_search;
 use tool_index_core::{ErrorCode, IndexOptions, ToolDoc, ToolIndex};
 
 #[derive(Arbitrary, Debug)]

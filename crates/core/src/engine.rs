@@ -8,8 +8,9 @@ use std::str::FromStr;
 
 use crate::enhanced::{self, EnhancedIndex, Params};
 use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
+use crate::hybrid::{self, MergeWeights};
 use crate::index::{Hit, IndexOptions, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
-use crate::keyword::{self, MergeWeights};
+use crate::keyword;
 
 /// The most elements the binding reads from one JavaScript array (tools, names, flags):
 /// 16,777,216. A longer `length` (including a sparse array whose `length` was set by hand)
@@ -146,8 +147,9 @@ impl Tuning {
 /// Options of [`Engine::build`], as a caller gives them (all optional).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EngineOptions {
-    /// `"compat"` (default) or `"enhanced"`.
-    pub scoring: Option<String>,
+    /// Compat (the default) or enhanced. A caller holding a string parses it with
+    /// [`Scoring::from_str`], whose error is [`ErrorCode::InvalidScoring`].
+    pub scoring: Option<Scoring>,
     /// Display threshold of `search` (default [`DEFAULT_MIN_SCORE`]).
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up.
@@ -251,10 +253,7 @@ impl Engine {
             Some(t) => t.params()?,
             None => Params::default(),
         };
-        let scoring = match options.scoring.as_deref() {
-            None => Scoring::Compat,
-            Some(s) => s.parse()?,
-        };
+        let scoring = options.scoring.unwrap_or_default();
         let min_score = opt_finite(options.min_score, DEFAULT_MIN_SCORE, "minScore")?;
         let mut opts = IndexOptions::default();
         if let Some(p) = options.parallel_threshold {
@@ -423,7 +422,7 @@ impl Engine {
         let max = limit_from_f64(max)?;
         match &self.kind {
             Kind::Compat(i) => Ok(self.named(
-                keyword::keyword_search(i, query, max)
+                keyword::keyword_search(&**i, query, max)
                     .into_iter()
                     .map(|h| Hit {
                         slot: h.slot,
@@ -454,7 +453,7 @@ impl Engine {
         let outside = options.exact_outside.as_deref();
         match &self.kind {
             Kind::Compat(i) => Ok(
-                keyword::tool_search_rank(i, query, max, weights, min, outside)
+                hybrid::tool_search_rank(i, query, max, weights, min, outside)
                     .into_iter()
                     .filter_map(|h| {
                         h.name(i, outside).map(|name| Ranked {
@@ -622,7 +621,7 @@ mod tests {
 
     fn opts(scoring: &str) -> EngineOptions {
         EngineOptions {
-            scoring: Some(scoring.into()),
+            scoring: Some(scoring.parse().unwrap()),
             ..EngineOptions::default()
         }
     }
@@ -631,7 +630,7 @@ mod tests {
     fn scoring_parses_and_rejects() {
         assert_eq!("compat".parse::<Scoring>(), Ok(Scoring::Compat));
         assert_eq!("enhanced".parse::<Scoring>(), Ok(Scoring::Enhanced));
-        let e = Engine::build(tools(), opts("bm25")).unwrap_err();
+        let e = "bm25".parse::<Scoring>().unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidScoring);
     }
 
@@ -646,7 +645,7 @@ mod tests {
             ErrorCode::InvalidNumber
         );
         let bad_weights = EngineOptions {
-            scoring: Some("enhanced".into()),
+            scoring: Some(Scoring::Enhanced),
             tuning: Some(Tuning {
                 weights: Some(vec![1.0; 4]),
                 ..Tuning::default()

@@ -3,8 +3,8 @@
 //! Layout: terms are interned to `u32` ids; each term has a postings list of
 //! `(slot, weighted tf)`; IDF and document norms are computed once per build or update, so a
 //! query touches only the postings of its own terms. The compat name boost finds the tools
-//! whose normalized name occurs in the query with an Aho-Corasick automaton built at index
-//! time, instead of testing every tool.
+//! whose normalized name occurs in the query with the name matcher (`names`), kept up to
+//! date on every change, instead of testing every tool.
 //!
 //! Documents live in *slots*; slot order is index order (ties in results go to the lower
 //! slot). Removing a tool leaves an empty slot, so the survivors keep their relative order,
@@ -12,14 +12,15 @@
 
 use std::cell::{OnceCell, RefCell};
 
-use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::IndexError;
+use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
-use crate::store::{SlotDoc, SlotStore};
-use crate::text::{is_cjk, js_lower};
+use crate::names::NameMatcher;
+use crate::store::{check_unique, SlotDoc, SlotStore};
+use crate::text::{is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
 /// Field weights of the compat weighted TF: name, searchHint, description.
@@ -30,9 +31,6 @@ pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 pub const NAME_BOOST: f64 = 0.75;
 /// A CJK-only match needs at least this many query bigrams in the tool.
 pub const CJK_MIN_BIGRAM_MATCHES: u32 = 2;
-/// Tools added since the name matcher was built that are tested one by one before it is
-/// rebuilt (at least; an eighth of the index when that is more).
-const NAME_DELTA_MAX: usize = 256;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
 
@@ -100,7 +98,9 @@ pub struct Doc {
 
 /// A tool analysed without touching the shared vocabulary (so it can run in parallel).
 struct Analyzed {
-    doc: ToolDoc,
+    name: String,
+    is_mcp: Option<bool>,
+    has_hint: bool,
     parsed: ParsedName,
     name_lower: String,
     hint_lower: String,
@@ -123,14 +123,17 @@ impl Analyzed {
 
 fn analyze(doc: ToolDoc) -> Analyzed {
     let parsed = parse_tool_name(&doc.name);
-    let name_text = parsed.parts.join(" ");
-    let name_lower = js_lower(&name_text);
-    let hint_lower = js_lower(doc.search_hint.as_deref().unwrap_or(""));
-    let desc_lower = js_lower(&doc.description);
+    let name_lower = js_lower_owned(parsed.parts.join(" "));
+    let has_hint = doc.search_hint.is_some();
+    let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
+    let desc_lower = js_lower_owned(doc.description);
 
-    // Per token: where it was first seen, and its counts in the three fields.
-    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::new();
-    let mut pos: FxHashMap<&str, usize> = FxHashMap::default();
+    // Per token: where it was first seen, and its counts in the three fields. Sized for the
+    // usual tool up front (a word every ~8 bytes), so the map rarely grows.
+    let guess = ((name_lower.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
+    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::with_capacity(guess);
+    let mut pos: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(guess, Default::default());
     let mut max = [0u32; 3];
     for (field, text) in [&name_lower, &hint_lower, &desc_lower]
         .into_iter()
@@ -165,10 +168,9 @@ fn analyze(doc: ToolDoc) -> Analyzed {
         .collect();
     drop(pos);
     Analyzed {
-        doc: ToolDoc {
-            description: String::new(),
-            ..doc
-        },
+        name: doc.name,
+        is_mcp: doc.is_mcp,
+        has_hint,
         parsed,
         name_lower,
         hint_lower,
@@ -202,21 +204,6 @@ impl crate::collector::Cell for Cell {
 
 type Scratch = crate::collector::Accumulator<Cell>;
 
-/// The name-boost matcher: normalized names → slots.
-#[derive(Default)]
-struct NameMatcher {
-    automaton: Option<AhoCorasick>,
-    /// Pattern id → normalized name.
-    patterns: Vec<Box<str>>,
-    /// Pattern id → slots that had that normalized name when the automaton was built (a slot
-    /// may since have been emptied or refilled: checked at query time).
-    slots: Vec<Vec<u32>>,
-    /// Slots filled since the automaton was built: tested one by one until the next rebuild.
-    delta: Vec<u32>,
-    /// Slots whose normalized name is empty (contained in every query).
-    empty: Vec<u32>,
-}
-
 /// The tool index.
 pub struct ToolIndex {
     opts: IndexOptions,
@@ -226,11 +213,10 @@ pub struct ToolIndex {
     names: NameMatcher,
     /// `‖d‖` by slot (0 for an empty slot).
     norms: Vec<f64>,
-    /// Slots were renumbered: the name matcher must be rebuilt.
-    names_stale: bool,
     scratch: RefCell<Scratch>,
-    /// Keyword-search postings, built on first use; dropped by every change (`refresh`).
-    keyword: OnceCell<crate::keyword::KeywordIndex>,
+    /// Keyword-search postings, built on first use, then updated tool by tool with every
+    /// change (dropped, to be rebuilt on use, only when compaction renumbers the slots).
+    keyword: OnceCell<KeywordIndex>,
 }
 
 impl std::fmt::Debug for ToolIndex {
@@ -257,7 +243,6 @@ impl ToolIndex {
             idf: Vec::new(),
             names: NameMatcher::default(),
             norms: Vec::new(),
-            names_stale: true,
             scratch: RefCell::new(Scratch::default()),
             keyword: OnceCell::new(),
         }
@@ -266,7 +251,7 @@ impl ToolIndex {
     /// Build an index from tools in order. Two tools with one name are an error
     /// ([`ErrorCode::DuplicateName`]) and nothing is built.
     pub fn build(tools: Vec<ToolDoc>, opts: IndexOptions) -> Result<Self, IndexError> {
-        check_unique(&tools)?;
+        check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut index = Self::new(opts);
         index.insert_batch(tools);
         index.refresh();
@@ -277,7 +262,7 @@ impl ToolIndex {
     /// Results afterwards equal those of a fresh build of the resulting list.
     /// Returns the slot of each given tool, in input order.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        check_unique(&tools)?;
+        check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::with_capacity(tools.len());
         let mut next = self.store.slot_count() as u32;
@@ -285,7 +270,7 @@ impl ToolIndex {
             match self.store.slot_of(&t.name) {
                 Some(slot) => {
                     slots.push(slot);
-                    self.store.vacate(slot);
+                    self.vacate(slot);
                     let a = analyze(t);
                     self.link(slot, a);
                 }
@@ -307,18 +292,12 @@ impl ToolIndex {
         self.store.generation()
     }
 
-    /// The keyword-search postings of this version of the index (built on first use).
-    pub(crate) fn keyword_index(&self) -> &crate::keyword::KeywordIndex {
-        self.keyword
-            .get_or_init(|| crate::keyword::KeywordIndex::build(self))
-    }
-
     /// Remove tools by name; returns how many were present.
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
         let mut removed = 0;
         for n in names {
             if let Some(slot) = self.store.slot_of(n.as_ref()) {
-                self.store.vacate(slot);
+                self.vacate(slot);
                 removed += 1;
             }
         }
@@ -365,6 +344,7 @@ impl ToolIndex {
             + self.store.by_name.len() * 48
             + self.store.by_name.keys().map(String::len).sum::<usize>()
             + (self.idf.capacity() + self.norms.capacity()) * 8
+            + self.names.heap_bytes()
     }
 
     /// Number of tools.
@@ -445,7 +425,7 @@ impl ToolIndex {
 
     /// Put an analysed tool into a (vacant) slot and its postings.
     fn link(&mut self, slot: u32, a: Analyzed) {
-        self.names.delta.push(slot);
+        self.names.add(slot, &a.parsed.full);
         let mut terms = Vec::with_capacity(a.tf.len());
         for &(field, start, len, tf) in &a.tf {
             let tok = a.token(field, start, len);
@@ -456,12 +436,12 @@ impl ToolIndex {
             self.store.post(id, slot, tf);
             terms.push((id, tf));
         }
-        let is_mcp = a.doc.is_mcp.unwrap_or(a.parsed.is_mcp);
-        let has_hint = a.doc.search_hint.is_some();
+        let is_mcp = a.is_mcp.unwrap_or(a.parsed.is_mcp);
+        let has_hint = a.has_hint;
         self.store.occupy(
             slot,
             Doc {
-                name: a.doc.name,
+                name: a.name,
                 parsed: a.parsed,
                 is_mcp,
                 hint_lower: a.hint_lower.into_boxed_str(),
@@ -471,18 +451,31 @@ impl ToolIndex {
                 norm: 0.0,
             },
         );
+        if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
+            kw.add(slot, &keyword_fields(d));
+        }
     }
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
     fn maybe_compact(&mut self) {
-        if self.store.maybe_compact().is_some() {
-            self.names_stale = true;
+        if let Some(map) = self.store.maybe_compact() {
+            self.names.renumber(&map);
+            self.keyword = OnceCell::new();
         }
     }
 
-    /// Recompute IDF, norms and the name matcher after a change.
+    /// Empty a slot: its postings, name and name-matcher entry go.
+    fn vacate(&mut self, slot: u32) {
+        if let Some(d) = self.store.vacate(slot) {
+            self.names.remove(slot, &d.parsed.full);
+            if let Some(kw) = self.keyword.get_mut() {
+                kw.remove(slot, &keyword_fields(&d));
+            }
+        }
+    }
+
+    /// Recompute IDF and norms after a change.
     fn refresh(&mut self) {
-        self.keyword = OnceCell::new();
         let n = self.store.live as f64;
         for (t, p) in self.store.postings.iter().enumerate() {
             self.idf[t] = if p.is_empty() {
@@ -514,78 +507,11 @@ impl ToolIndex {
             .iter()
             .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
             .collect();
-        // The name matcher is rebuilt when the tools added since its last build are many;
-        // until then they are tested one by one (`delta`), and emptied slots are skipped.
-        if self.names_stale || self.names.delta.len() > NAME_DELTA_MAX.max(self.store.live / 8) {
-            self.rebuild_names();
-        }
-    }
-
-    fn rebuild_names(&mut self) {
-        self.names_stale = false;
-        let mut pattern_of: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut patterns: Vec<&str> = Vec::new();
-        let mut slots: Vec<Vec<u32>> = Vec::new();
-        let mut empty = Vec::new();
-        for (i, d) in self.store.docs.iter().enumerate() {
-            let Some(d) = d else { continue };
-            let full = d.parsed.full.as_str();
-            if full.is_empty() {
-                empty.push(i as u32);
-                continue;
-            }
-            let id = *pattern_of.entry(full).or_insert_with(|| {
-                patterns.push(full);
-                slots.push(Vec::new());
-                patterns.len() - 1
-            });
-            slots[id].push(i as u32);
-        }
-        let automaton = if patterns.is_empty() {
-            None
-        } else {
-            // A contiguous NFA: quick to build for tens of thousands of names, and fast enough
-            // to scan a query (a DFA's build cost grows much faster with the name count).
-            AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .build(&patterns)
-                .ok()
-        };
-        self.names = NameMatcher {
-            automaton,
-            patterns: patterns.iter().map(|p| Box::from(*p)).collect(),
-            slots,
-            delta: Vec::new(),
-            empty,
-        };
     }
 
     /// Slots whose normalized name occurs in `haystack`, in no particular order.
     fn boosted_slots(&self, haystack: &str, out: &mut Vec<u32>) {
-        let holds = |slot: u32, full: &str| self.doc(slot).is_some_and(|d| d.parsed.full == full);
-        out.extend(self.names.empty.iter().copied().filter(|&s| holds(s, "")));
-        if let Some(ac) = &self.names.automaton {
-            let mut seen = FxHashSet::default();
-            for m in ac.find_overlapping_iter(haystack) {
-                let p = m.pattern().as_usize();
-                if seen.insert(p) {
-                    let pattern = &*self.names.patterns[p];
-                    out.extend(
-                        self.names.slots[p]
-                            .iter()
-                            .copied()
-                            .filter(|&s| holds(s, pattern)),
-                    );
-                }
-            }
-        }
-        for &slot in &self.names.delta {
-            if let Some(d) = self.doc(slot) {
-                if haystack.contains(d.parsed.full.as_str()) {
-                    out.push(slot);
-                }
-            }
-        }
+        self.names.matches(haystack, out);
     }
 
     /// Compat `searchTools(query, index, limit)` with a display threshold.
@@ -594,8 +520,17 @@ impl ToolIndex {
     /// query's terms. With `min_score <= 0` tools that share nothing also qualify, with score
     /// 0, in index order, as in the reference.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
+        if min_score > 0.0 {
+            if self.store.live == 0 || query.trim().is_empty() {
+                return Vec::new();
+            }
+            // Only the tools that reach the threshold become hits.
+            let mut hits = self.score_min(&self.prepare(query), Some(min_score));
+            top_k(&mut hits, limit);
+            return hits;
+        }
         let mut hits = self.score_all(query);
-        if min_score > 0.0 || query.trim().is_empty() {
+        if query.trim().is_empty() {
             hits.retain(|h| h.score >= min_score);
             top_k(&mut hits, limit);
             return hits;
@@ -669,6 +604,12 @@ impl ToolIndex {
 
     /// [`ToolIndex::score_all`] on a prepared query.
     pub fn score_prepared(&self, pq: &PreparedQuery) -> Vec<Hit> {
+        self.score_min(pq, None)
+    }
+
+    /// The scored tools of a prepared query; with `min`, only those scoring at least `min`
+    /// (the others never become hits, so the top-k sees only what can qualify).
+    fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
         if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
             return Vec::new();
         }
@@ -715,9 +656,14 @@ impl ToolIndex {
             if has_cjk && score > 0.0 && u32::from(c.cjk) < CJK_MIN_BIGRAM_MATCHES && !c.other {
                 score = 0.0;
             }
-            // From here on `acc` holds the tool's position in `hits` (for the name boost).
-            c.acc = hits.len() as f64;
-            hits.push(Hit { slot, score });
+            // From here on `acc` holds the tool's position in `hits` (for the name boost), or
+            // `-1 - score` for a tool below the threshold.
+            if min.is_some_and(|m| score < m) {
+                c.acc = -1.0 - score;
+            } else {
+                c.acc = hits.len() as f64;
+                hits.push(Hit { slot, score });
+            }
         }
         // Name boost.
         let haystack: String = lower
@@ -728,23 +674,50 @@ impl ToolIndex {
         self.boosted_slots(&haystack, &mut boosted);
         for slot in boosted {
             let c = s.raw(slot);
-            if c.epoch == epoch {
+            if c.epoch == epoch && c.acc >= 0.0 {
                 let h = &mut hits[c.acc as usize];
                 h.score = h.score.max(NAME_BOOST);
             } else {
+                let below = if c.epoch == epoch { -1.0 - c.acc } else { 0.0 };
+                let score = below.max(NAME_BOOST);
                 c.epoch = epoch;
-                c.acc = hits.len() as f64;
-                hits.push(Hit {
-                    slot,
-                    score: NAME_BOOST,
-                });
+                if min.is_some_and(|m| score < m) {
+                    c.acc = -1.0 - score;
+                } else {
+                    c.acc = hits.len() as f64;
+                    hits.push(Hit { slot, score });
+                }
             }
         }
         hits
     }
 }
 
-pub(crate) use crate::store::check_unique;
+/// What the keyword scorer reads of a tool.
+fn keyword_fields(d: &Doc) -> KeywordFields<'_> {
+    KeywordFields {
+        name: &d.name,
+        parts: &d.parsed.parts,
+        is_mcp: d.parsed.is_mcp,
+        hint_lower: &d.hint_lower,
+        desc_lower: &d.desc_lower,
+    }
+}
+
+impl KeywordDocs for ToolIndex {
+    fn keyword_slots(&self) -> Vec<u32> {
+        self.slots().collect()
+    }
+    fn keyword_fields(&self, slot: u32) -> Option<KeywordFields<'_>> {
+        self.doc(slot).map(keyword_fields)
+    }
+}
+
+impl KeywordSource for ToolIndex {
+    fn keyword_index(&self) -> &KeywordIndex {
+        self.keyword.get_or_init(|| KeywordIndex::build(self))
+    }
+}
 
 impl SlotDoc for Doc {
     fn name(&self) -> &str {

@@ -1,9 +1,11 @@
 //! Keyword search and the ToolSearch merge (SPEC §6).
 //!
 //! The reference scores every deferred tool against every query term with substring and
-//! `\bterm\b` regex tests. Here the same scores come from postings built once per index
-//! version (lazily, on the first keyword search after a build or an update, see
-//! [`warm_keyword_index`]):
+//! `\bterm\b` regex tests. Here the same scores come from postings ([`KeywordIndex`]) built
+//! lazily on the first keyword search (see [`warm_keyword_index`]) and then kept up to date
+//! tool by tool on every upsert and remove. The postings read the tools through
+//! [`KeywordDocs`], a read-only view: this module knows nothing of the index that keeps them,
+//! and the merge with TF-IDF lives in the `hybrid` module.
 //!
 //! * **exact / prefix paths** — a map from lowercased name to its first slot, and the sorted
 //!   lowercased names that start with `mcp__`.
@@ -32,7 +34,7 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::index::{Hit, ToolIndex};
+use crate::collector::Hit;
 use crate::name::MCP_PREFIX;
 use crate::text::{contains_word_bounded, is_js_word, js_lower, js_split_whitespace, js_trim};
 
@@ -169,13 +171,17 @@ impl KeywordOutcome {
 /// the indexed tools also serving as the full list for the exact-name path.
 ///
 /// Like the reference, the exact-name path returns its one hit even when `max_results` is 0.
-pub fn keyword_search(index: &ToolIndex, query: &str, max_results: usize) -> Vec<KeywordHit> {
+pub fn keyword_search<I: KeywordSource + ?Sized>(
+    index: &I,
+    query: &str,
+    max_results: usize,
+) -> Vec<KeywordHit> {
     keyword_outcome(index, &parse_query(query), max_results).into_hits()
 }
 
 /// Keyword search on a parsed query, telling which path answered.
-pub fn keyword_outcome(
-    index: &ToolIndex,
+pub fn keyword_outcome<I: KeywordSource + ?Sized>(
+    index: &I,
     query: &KeywordQuery,
     max_results: usize,
 ) -> KeywordOutcome {
@@ -186,136 +192,39 @@ pub fn keyword_outcome(
     kw.after_exact(index, query, max_results)
 }
 
-/// Build the keyword postings now instead of on the first keyword search (they are dropped
-/// by every `upsert` / `remove` and rebuilt lazily).
-pub fn warm_keyword_index(index: &ToolIndex) {
+/// Build the keyword postings now instead of on the first keyword search (once built, they
+/// are updated with every `upsert` / `remove`).
+pub fn warm_keyword_index<I: KeywordSource + ?Sized>(index: &I) {
     index.keyword_index();
 }
 
-/// Weights of the ToolSearch merge.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MergeWeights {
-    pub keyword: f64,
-    pub tfidf: f64,
+/// What the keyword scorer reads of one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct KeywordFields<'a> {
+    /// The tool's name as given.
+    pub name: &'a str,
+    /// `parseToolName(name).parts`.
+    pub parts: &'a [String],
+    /// `parseToolName(name).isMcp`.
+    pub is_mcp: bool,
+    /// The lowercased searchHint (`""` when absent).
+    pub hint_lower: &'a str,
+    /// The lowercased description.
+    pub desc_lower: &'a str,
 }
 
-impl Default for MergeWeights {
-    /// The reference's defaults: 0.4 keyword, 0.6 TF-IDF.
-    fn default() -> Self {
-        Self {
-            keyword: 0.4,
-            tfidf: 0.6,
-        }
-    }
+/// A read-only view of the tools keyword postings are built from, by slot.
+pub trait KeywordDocs {
+    /// The live slots, ascending (index order).
+    fn keyword_slots(&self) -> Vec<u32>;
+    /// The fields of the tool in `slot` (`None` for an empty slot).
+    fn keyword_fields(&self, slot: u32) -> Option<KeywordFields<'_>>;
 }
 
-/// One merged ToolSearch result.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RankedHit {
-    /// The tool's slot; `None` only for the `exact_outside` tool of [`tool_search_rank`].
-    pub slot: Option<u32>,
-    /// Merged score.
-    pub score: f64,
-    /// 0-based rank in the keyword list, if the keyword search found it.
-    pub keyword_rank: Option<u32>,
-    /// Unweighted TF-IDF score, if the TF-IDF search found it.
-    pub tfidf_score: Option<f64>,
-}
-
-impl RankedHit {
-    /// The tool's name: the indexed tool's, or `exact_outside` for the slot-less hit.
-    pub fn name<'a>(
-        &self,
-        index: &'a ToolIndex,
-        exact_outside: Option<&'a str>,
-    ) -> Option<&'a str> {
-        match self.slot {
-            Some(s) => index.doc(s).map(|d| d.name.as_str()),
-            None => exact_outside,
-        }
-    }
-}
-
-/// The ToolSearch ranking: keyword search and TF-IDF search (`index.search(query,
-/// max_results, min_score)`) merged. A keyword hit at 0-based rank r of n scores
-/// `(n − r)/n × weights.keyword`, a TF-IDF hit `score × weights.tfidf`; summed per tool,
-/// sorted descending (stable: keyword hits in rank order, then TF-IDF-only hits in rank
-/// order), first `max_results`.
-///
-/// `exact_outside` is a tool that is not indexed (a core tool, say) whose name the host
-/// found equal to the query: when no indexed tool's lowercased name equals the trimmed,
-/// lowercased query and this name's does, the keyword list is that one tool (the reference
-/// looks in the deferred tools first, then in all tools). It is ignored otherwise.
-pub fn tool_search_rank(
-    index: &ToolIndex,
-    query: &str,
-    max_results: usize,
-    weights: MergeWeights,
-    min_score: f64,
-    exact_outside: Option<&str>,
-) -> Vec<RankedHit> {
-    let parsed = parse_query(query);
-    let kw = index.keyword_index();
-    let keyword: Vec<Option<u32>> = match kw.exact(&parsed.normalized) {
-        Some(slot) => vec![Some(slot)],
-        None if exact_outside.is_some_and(|n| js_lower(n) == parsed.normalized) => vec![None],
-        None => kw
-            .after_exact(index, &parsed, max_results)
-            .slots()
-            .into_iter()
-            .map(Some)
-            .collect(),
-    };
-    let tfidf = index.search(query, max_results, min_score);
-    merge(&keyword, &tfidf, max_results, weights)
-}
-
-/// The merge step of [`tool_search_rank`] on ready lists (`None` = the slot-less tool).
-pub fn merge(
-    keyword: &[Option<u32>],
-    tfidf: &[Hit],
-    max_results: usize,
-    weights: MergeWeights,
-) -> Vec<RankedHit> {
-    let n = keyword.len();
-    let mut merged: Vec<RankedHit> = Vec::with_capacity(n + tfidf.len());
-    for (r, &slot) in keyword.iter().enumerate() {
-        merged.push(RankedHit {
-            slot,
-            score: ((n - r) as f64 / n as f64) * weights.keyword,
-            keyword_rank: Some(r as u32),
-            tfidf_score: None,
-        });
-    }
-    for h in tfidf {
-        let add = h.score * weights.tfidf;
-        match merged[..n].iter_mut().find(|m| m.slot == Some(h.slot)) {
-            Some(m) => {
-                m.score += add;
-                m.tfidf_score = Some(h.score);
-            }
-            None => merged.push(RankedHit {
-                slot: Some(h.slot),
-                score: add,
-                keyword_rank: None,
-                tfidf_score: Some(h.score),
-            }),
-        }
-    }
-    // JS `sort((a, b) => b.score - a.score)` is stable and treats ±0 as equal; NaN (only
-    // from NaN weights) goes last so the order stays total.
-    let key = |s: f64| {
-        if s.is_nan() {
-            f64::NEG_INFINITY
-        } else if s == 0.0 {
-            0.0
-        } else {
-            s
-        }
-    };
-    merged.sort_by(|a, b| key(b.score).total_cmp(&key(a.score)));
-    merged.truncate(max_results);
-    merged
+/// An index that keeps keyword postings over its own tools.
+pub trait KeywordSource: KeywordDocs {
+    /// The postings of the index's current tools (built on first use).
+    fn keyword_index(&self) -> &KeywordIndex;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -341,11 +250,36 @@ fn gram_key(b: &[u8]) -> u32 {
     k
 }
 
-/// The keyword postings of one index version (see the module docs).
+/// Insert `e` into a list sorted by `key` (appending when it sorts last, the common case).
+fn insert_sorted(list: &mut Vec<u32>, e: u32, key: impl Fn(u32) -> u32) {
+    let k = key(e);
+    if list.last().is_none_or(|&x| key(x) < k) {
+        list.push(e);
+    } else {
+        let at = list.partition_point(|&x| key(x) < k);
+        list.insert(at, e);
+    }
+}
+
+/// Remove the entry whose `key` is `k` from a list sorted by `key`.
+fn remove_sorted(list: &mut Vec<u32>, k: u32, key: impl Fn(u32) -> u32) {
+    let at = list.partition_point(|&x| key(x) < k);
+    if list.get(at).is_some_and(|&x| key(x) == k) {
+        list.remove(at);
+    }
+}
+
+fn packed_slot(e: u32) -> u32 {
+    e >> 2
+}
+
+/// The keyword postings of an index's tools (see the module docs). Built from a
+/// [`KeywordDocs`] view, then updated one tool at a time with [`KeywordIndex::add`] and
+/// [`KeywordIndex::remove`].
 #[derive(Default)]
-pub(crate) struct KeywordIndex {
-    /// Lowercased name → first slot with it.
-    exact: FxHashMap<Box<str>, u32>,
+pub struct KeywordIndex {
+    /// Lowercased name → the slots with it, ascending (the first one answers).
+    exact: FxHashMap<Box<str>, Vec<u32>>,
     /// Lowercased names starting with `mcp__`, sorted, with their slots.
     mcp_names: Vec<(Box<str>, u32)>,
     /// `parseToolName(name).isMcp` by slot.
@@ -354,9 +288,7 @@ pub(crate) struct KeywordIndex {
     part_ids: FxHashMap<Box<str>, u32>,
     part_text: Vec<Box<str>>,
     /// Part id → ascending slots having the part.
-    /// (Flattened: the slots of part `p` are `part_slots[part_off[p]..part_off[p + 1]]`.)
-    part_off: Vec<u32>,
-    part_slots: Vec<u32>,
+    part_slots: Vec<Vec<u32>>,
     /// 1-, 2- and 3-byte substrings of parts → ascending part ids.
     part_grams: FxHashMap<u32, Vec<u32>>,
     max_part_len: usize,
@@ -366,7 +298,19 @@ pub(crate) struct KeywordIndex {
     follows_word: FxHashMap<char, Vec<u32>>,
     /// Non-word char that precedes a word char somewhere → packed postings.
     precedes_word: FxHashMap<char, Vec<u32>>,
+    /// Bumped by every change (the scratch re-reads `is_mcp` when it moves).
+    version: u64,
     scratch: RefCell<Scratch>,
+}
+
+impl std::fmt::Debug for KeywordIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeywordIndex")
+            .field("names", &self.exact.len())
+            .field("parts", &self.part_text.len())
+            .field("words", &self.words.len())
+            .finish()
+    }
 }
 
 /// Keys of one text field.
@@ -436,6 +380,7 @@ fn merge_fields<T: Ord + Copy>(hint: &[T], desc: &[T]) -> Vec<(T, u32)> {
     out
 }
 
+/// Everything one tool is posted under.
 struct DocKeys<'a> {
     slot: u32,
     lower_name: String,
@@ -446,114 +391,180 @@ struct DocKeys<'a> {
     precedes: Vec<(char, u32)>,
 }
 
-impl KeywordIndex {
-    pub(crate) fn build(index: &ToolIndex) -> Self {
-        let docs: Vec<(u32, &crate::index::Doc)> = index
-            .slots()
-            .filter_map(|s| index.doc(s).map(|d| (s, d)))
-            .collect();
-        fn analyze<'a>(&(slot, d): &(u32, &'a crate::index::Doc)) -> DocKeys<'a> {
-            let hint = field_keys(&d.hint_lower);
-            let desc = field_keys(&d.desc_lower);
-            let mut parts: Vec<&str> = d.parsed.parts.iter().map(String::as_str).collect();
-            parts.sort_unstable();
-            parts.dedup();
-            DocKeys {
-                slot,
-                lower_name: js_lower(&d.name),
-                is_mcp: d.parsed.is_mcp,
-                parts,
-                words: merge_fields(&hint.words, &desc.words),
-                follows: merge_fields(&hint.follows, &desc.follows),
-                precedes: merge_fields(&hint.precedes, &desc.precedes),
-            }
-        }
-        let keys: Vec<DocKeys> = if docs.len() >= PARALLEL_BUILD {
-            docs.par_iter().map(analyze).collect()
-        } else {
-            docs.iter().map(analyze).collect()
-        };
+fn doc_keys<'a>(slot: u32, d: &KeywordFields<'a>) -> DocKeys<'a> {
+    let hint = field_keys(d.hint_lower);
+    let desc = field_keys(d.desc_lower);
+    let mut parts: Vec<&str> = d.parts.iter().map(String::as_str).collect();
+    parts.sort_unstable();
+    parts.dedup();
+    DocKeys {
+        slot,
+        lower_name: js_lower(d.name),
+        is_mcp: d.is_mcp,
+        parts,
+        words: merge_fields(&hint.words, &desc.words),
+        follows: merge_fields(&hint.follows, &desc.follows),
+        precedes: merge_fields(&hint.precedes, &desc.precedes),
+    }
+}
 
-        let n_slots = docs.last().map_or(0, |(s, _)| *s as usize + 1);
+impl KeywordIndex {
+    /// The postings of every tool in `docs`.
+    pub fn build<D: KeywordDocs + ?Sized>(docs: &D) -> Self {
+        let fields: Vec<(u32, KeywordFields)> = docs
+            .keyword_slots()
+            .into_iter()
+            .filter_map(|s| docs.keyword_fields(s).map(|f| (s, f)))
+            .collect();
+        let keys: Vec<DocKeys> = if fields.len() >= PARALLEL_BUILD {
+            fields.par_iter().map(|(s, f)| doc_keys(*s, f)).collect()
+        } else {
+            fields.iter().map(|(s, f)| doc_keys(*s, f)).collect()
+        };
+        let n_slots = fields.last().map_or(0, |(s, _)| *s as usize + 1);
         let mut kw = KeywordIndex {
             is_mcp: vec![false; n_slots],
             ..Default::default()
         };
-        let mut part_lists: Vec<Vec<u32>> = Vec::new();
         for k in keys {
-            let slot = k.slot;
-            kw.is_mcp[slot as usize] = k.is_mcp;
-            for p in k.parts {
-                let id = match kw.part_ids.get(p) {
-                    Some(&id) => id,
-                    None => {
-                        let id = kw.part_text.len() as u32;
-                        kw.part_ids.insert(p.into(), id);
-                        kw.part_text.push(p.into());
-                        part_lists.push(Vec::new());
-                        id
-                    }
-                };
-                part_lists[id as usize].push(slot);
-            }
-            for (w, f) in k.words {
-                match kw.words.get_mut(w) {
-                    Some(p) => p.push(slot << 2 | f),
-                    None => {
-                        kw.words.insert(w.into(), vec![slot << 2 | f]);
-                    }
-                }
-            }
-            for (c, f) in k.follows {
-                kw.follows_word.entry(c).or_default().push(slot << 2 | f);
-            }
-            for (c, f) in k.precedes {
-                kw.precedes_word.entry(c).or_default().push(slot << 2 | f);
-            }
-            if k.lower_name.starts_with(MCP_PREFIX) {
-                kw.mcp_names.push((k.lower_name.as_str().into(), slot));
-            }
-            kw.exact
-                .entry(k.lower_name.into_boxed_str())
-                .or_insert(slot);
-        }
-        kw.mcp_names.sort_unstable();
-        kw.part_off.reserve(part_lists.len() + 1);
-        kw.part_off.push(0);
-        kw.part_slots
-            .reserve(part_lists.iter().map(Vec::len).sum::<usize>());
-        for l in part_lists {
-            kw.part_slots.extend_from_slice(&l);
-            kw.part_off.push(kw.part_slots.len() as u32);
-        }
-        for (id, p) in kw.part_text.iter().enumerate() {
-            let b = p.as_bytes();
-            kw.max_part_len = kw.max_part_len.max(b.len());
-            for i in 0..b.len() {
-                for len in 1..=3.min(b.len() - i) {
-                    let list = kw.part_grams.entry(gram_key(&b[i..i + len])).or_default();
-                    if list.last() != Some(&(id as u32)) {
-                        list.push(id as u32);
-                    }
-                }
-            }
+            kw.insert(k);
         }
         kw
     }
 
-    fn slots_of_part(&self, p: u32) -> &[u32] {
-        let p = p as usize;
-        &self.part_slots[self.part_off[p] as usize..self.part_off[p + 1] as usize]
+    /// Post the tool now in `slot` (the slot holds no tool in these postings).
+    pub fn add(&mut self, slot: u32, fields: &KeywordFields) {
+        self.insert(doc_keys(slot, fields));
     }
 
-    fn exact(&self, normalized: &str) -> Option<u32> {
-        self.exact.get(normalized).copied()
+    /// Take out the tool that was in `slot`, with the fields it was posted under.
+    pub fn remove(&mut self, slot: u32, fields: &KeywordFields) {
+        self.version += 1;
+        let k = doc_keys(slot, fields);
+        if let Some(list) = self.exact.get_mut(k.lower_name.as_str()) {
+            remove_sorted(list, slot, |s| s);
+            if list.is_empty() {
+                self.exact.remove(k.lower_name.as_str());
+            }
+        }
+        if k.lower_name.starts_with(MCP_PREFIX) {
+            let at = self
+                .mcp_names
+                .partition_point(|(n, s)| (&**n, *s) < (k.lower_name.as_str(), slot));
+            if self
+                .mcp_names
+                .get(at)
+                .is_some_and(|(n, s)| **n == *k.lower_name && *s == slot)
+            {
+                self.mcp_names.remove(at);
+            }
+        }
+        for p in k.parts {
+            if let Some(&id) = self.part_ids.get(p) {
+                remove_sorted(&mut self.part_slots[id as usize], slot, |s| s);
+            }
+        }
+        for (w, _) in k.words {
+            if let Some(list) = self.words.get_mut(w) {
+                remove_sorted(list, slot, packed_slot);
+            }
+        }
+        for (c, _) in k.follows {
+            if let Some(list) = self.follows_word.get_mut(&c) {
+                remove_sorted(list, slot, packed_slot);
+            }
+        }
+        for (c, _) in k.precedes {
+            if let Some(list) = self.precedes_word.get_mut(&c) {
+                remove_sorted(list, slot, packed_slot);
+            }
+        }
+        if let Some(m) = self.is_mcp.get_mut(slot as usize) {
+            *m = false;
+        }
+    }
+
+    fn insert(&mut self, k: DocKeys) {
+        self.version += 1;
+        let slot = k.slot;
+        if self.is_mcp.len() <= slot as usize {
+            self.is_mcp.resize(slot as usize + 1, false);
+        }
+        self.is_mcp[slot as usize] = k.is_mcp;
+        for p in k.parts {
+            let id = match self.part_ids.get(p) {
+                Some(&id) => id,
+                None => self.new_part(p),
+            };
+            insert_sorted(&mut self.part_slots[id as usize], slot, |s| s);
+        }
+        for (w, f) in k.words {
+            match self.words.get_mut(w) {
+                Some(list) => insert_sorted(list, slot << 2 | f, packed_slot),
+                None => {
+                    self.words.insert(w.into(), vec![slot << 2 | f]);
+                }
+            }
+        }
+        for (c, f) in k.follows {
+            insert_sorted(
+                self.follows_word.entry(c).or_default(),
+                slot << 2 | f,
+                packed_slot,
+            );
+        }
+        for (c, f) in k.precedes {
+            insert_sorted(
+                self.precedes_word.entry(c).or_default(),
+                slot << 2 | f,
+                packed_slot,
+            );
+        }
+        if k.lower_name.starts_with(MCP_PREFIX) {
+            let entry = (Box::<str>::from(k.lower_name.as_str()), slot);
+            let at = self.mcp_names.partition_point(|e| *e < entry);
+            self.mcp_names.insert(at, entry);
+        }
+        match self.exact.get_mut(k.lower_name.as_str()) {
+            Some(list) => insert_sorted(list, slot, |s| s),
+            None => {
+                self.exact.insert(k.lower_name.into_boxed_str(), vec![slot]);
+            }
+        }
+    }
+
+    /// A new distinct name part: its id, and its 1- to 3-byte substrings in the gram index.
+    fn new_part(&mut self, p: &str) -> u32 {
+        let id = self.part_text.len() as u32;
+        self.part_ids.insert(p.into(), id);
+        self.part_text.push(p.into());
+        self.part_slots.push(Vec::new());
+        let b = p.as_bytes();
+        self.max_part_len = self.max_part_len.max(b.len());
+        for i in 0..b.len() {
+            for len in 1..=3.min(b.len() - i) {
+                let list = self.part_grams.entry(gram_key(&b[i..i + len])).or_default();
+                if list.last() != Some(&id) {
+                    list.push(id);
+                }
+            }
+        }
+        id
+    }
+
+    fn slots_of_part(&self, p: u32) -> &[u32] {
+        &self.part_slots[p as usize]
+    }
+
+    /// The first slot (in index order) whose lowercased name equals `normalized`.
+    pub fn exact(&self, normalized: &str) -> Option<u32> {
+        self.exact.get(normalized).and_then(|l| l.first().copied())
     }
 
     /// The prefix and scored paths (the exact path already failed).
-    fn after_exact(
+    fn after_exact<D: KeywordDocs + ?Sized>(
         &self,
-        index: &ToolIndex,
+        index: &D,
         query: &KeywordQuery,
         max_results: usize,
     ) -> KeywordOutcome {
@@ -579,9 +590,9 @@ impl KeywordIndex {
         KeywordOutcome::Scored(self.score(index, query, max_results))
     }
 
-    fn score(
+    fn score<D: KeywordDocs + ?Sized>(
         &self,
-        index: &ToolIndex,
+        index: &D,
         query: &KeywordQuery,
         max_results: usize,
     ) -> Vec<KeywordHit> {
@@ -597,7 +608,7 @@ impl KeywordIndex {
                 &mut own
             }
         };
-        s.begin(&self.is_mcp, query.terms.len());
+        s.begin(&self.is_mcp, self.version, query.terms.len());
         let n_req = query.required as u32;
         // Required terms come first: each one only scores tools that matched every earlier
         // one, and optional terms only score tools that matched them all.
@@ -606,9 +617,9 @@ impl KeywordIndex {
             let need = if term.required { seen_req } else { n_req };
             s.start_term(term.weight, term.required, need);
             if need > 0 {
-                self.mark_term::<true>(index, &term.text, s);
+                self.mark_term::<true, D>(index, &term.text, s);
             } else {
-                self.mark_term::<false>(index, &term.text, s);
+                self.mark_term::<false, D>(index, &term.text, s);
             }
             if term.required {
                 if s.hits == 0 {
@@ -633,7 +644,12 @@ impl KeywordIndex {
     }
 
     /// Set this term's flags on every slot it matches.
-    fn mark_term<const GATED: bool>(&self, index: &ToolIndex, term: &str, s: &mut Scratch) {
+    fn mark_term<const GATED: bool, D: KeywordDocs + ?Sized>(
+        &self,
+        index: &D,
+        term: &str,
+        s: &mut Scratch,
+    ) {
         // Name parts. No part contains `_` (parseToolName splits on it).
         let equal = self.part_ids.get(term).copied();
         if let Some(p) = equal {
@@ -731,12 +747,14 @@ impl KeywordIndex {
                     continue 'cand;
                 }
             }
-            let Some(doc) = index.doc(slot) else { continue };
+            let Some(doc) = index.keyword_fields(slot) else {
+                continue;
+            };
             let mut bits = 0;
-            if f & F_HINT != 0 && contains_word_bounded(&doc.hint_lower, term) {
+            if f & F_HINT != 0 && contains_word_bounded(doc.hint_lower, term) {
                 bits |= F_HINT;
             }
-            if f & F_DESC != 0 && contains_word_bounded(&doc.desc_lower, term) {
+            if f & F_DESC != 0 && contains_word_bounded(doc.desc_lower, term) {
                 bits |= F_DESC;
             }
             if bits != 0 {
@@ -772,6 +790,8 @@ struct Acc {
 #[derive(Default)]
 struct Scratch {
     acc: Vec<Acc>,
+    /// The postings version `acc`'s `mcp` flags were read at.
+    version: u64,
     /// Last term id handed out.
     counter: u32,
     /// First term id of the current query.
@@ -790,8 +810,9 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn begin(&mut self, is_mcp: &[bool], n_terms: usize) {
-        if self.acc.len() != is_mcp.len() {
+    fn begin(&mut self, is_mcp: &[bool], version: u64, n_terms: usize) {
+        if self.acc.len() != is_mcp.len() || self.version != version {
+            self.version = version;
             self.acc = is_mcp
                 .iter()
                 .map(|&mcp| Acc {
@@ -874,470 +895,5 @@ impl Scratch {
         if let Some(a) = self.touch::<GATED>(slot) {
             a.score = a.score.saturating_add(add);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::index::{IndexOptions, ToolDoc};
-    use crate::name::{parse_tool_name, ParsedName};
-
-    /// The reference's `searchToolsWithKeywords`, transliterated (deferred = all = the index).
-    /// Exact / prefix hits get `f64::INFINITY`, like [`keyword_search`].
-    fn naive(index: &ToolIndex, query: &str, max: usize) -> Vec<(String, f64)> {
-        let docs: Vec<(&crate::index::Doc, ParsedName)> = index
-            .slots()
-            .map(|s| index.doc(s).unwrap())
-            .map(|d| (d, parse_tool_name(&d.name)))
-            .collect();
-        naive_on(&docs, &mut Memo::default(), query, max)
-    }
-
-    /// Per term, per tool: the literal tests `[part equal, inside a part, full contains,
-    /// hint \bterm\b, description \bterm\b]` (memoized only to keep the test fast).
-    type Memo = std::collections::HashMap<String, Vec<[bool; 5]>>;
-
-    fn facts<'m>(
-        docs: &[(&crate::index::Doc, ParsedName)],
-        memo: &'m mut Memo,
-        t: &str,
-    ) -> &'m [[bool; 5]] {
-        memo.entry(t.to_owned()).or_insert_with(|| {
-            docs.iter()
-                .map(|(d, parsed)| {
-                    let hint = &*d.hint_lower;
-                    [
-                        parsed.parts.iter().any(|p| p == t),
-                        parsed.parts.iter().any(|p| p.contains(t)),
-                        parsed.full.contains(t),
-                        !hint.is_empty() && contains_word_bounded(hint, t),
-                        contains_word_bounded(&d.desc_lower, t),
-                    ]
-                })
-                .collect()
-        })
-    }
-
-    fn naive_on(
-        docs: &[(&crate::index::Doc, ParsedName)],
-        memo: &mut Memo,
-        query: &str,
-        max: usize,
-    ) -> Vec<(String, f64)> {
-        let q = js_trim(&js_lower(query)).to_owned();
-        if let Some((d, _)) = docs.iter().find(|(d, _)| js_lower(&d.name) == q) {
-            return vec![(d.name.clone(), f64::INFINITY)];
-        }
-        if q.starts_with("mcp__") && q.encode_utf16().count() > 5 {
-            let m: Vec<(String, f64)> = docs
-                .iter()
-                .filter(|(d, _)| js_lower(&d.name).starts_with(&q))
-                .take(max)
-                .map(|(d, _)| (d.name.clone(), f64::INFINITY))
-                .collect();
-            if !m.is_empty() {
-                return m;
-            }
-        }
-        let terms: Vec<&str> = js_split_whitespace(&q)
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect();
-        let mut required = Vec::new();
-        let mut optional = Vec::new();
-        for &t in &terms {
-            if t.starts_with('+') && t.encode_utf16().count() > 1 {
-                required.push(&t[1..]);
-            } else {
-                optional.push(t);
-            }
-        }
-        let scoring: Vec<&str> = if required.is_empty() {
-            terms.clone()
-        } else {
-            required.iter().chain(&optional).copied().collect()
-        };
-        for t in &scoring {
-            facts(docs, memo, t);
-        }
-        let memo = &*memo;
-        let mut scored: Vec<(String, f64)> = Vec::new();
-        for (i, (d, parsed)) in docs.iter().enumerate() {
-            let f = |t: &str| memo[t][i];
-            // parts.includes || parts.some(includes) || desc \b || (hint non-empty && hint \b)
-            let ok = required.iter().all(|t| {
-                let [eq, inside, _, hint, desc] = f(t);
-                eq || inside || desc || hint
-            });
-            if !ok {
-                continue;
-            }
-            let mut score = 0u32;
-            for t in &scoring {
-                let [eq, inside, full, hint, desc] = f(t);
-                if eq {
-                    score += if parsed.is_mcp { 12 } else { 10 };
-                } else if inside {
-                    score += if parsed.is_mcp { 6 } else { 5 };
-                }
-                if score == 0 && full {
-                    score += 3;
-                }
-                if hint {
-                    score += 4;
-                }
-                if desc {
-                    score += 2;
-                }
-            }
-            if score > 0 {
-                scored.push((d.name.clone(), score as f64));
-            }
-        }
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(max);
-        scored
-    }
-
-    fn fast(index: &ToolIndex, query: &str, max: usize) -> Vec<(String, f64)> {
-        keyword_search(index, query, max)
-            .into_iter()
-            .map(|h| (index.doc(h.slot).unwrap().name.clone(), h.score))
-            .collect()
-    }
-
-    fn extras() -> Vec<ToolDoc> {
-        vec![
-            ToolDoc::new(
-                "NotebookEditTool",
-                "Edit a Jupyter notebook cell; c++ and x$10 and e.g. file.txt",
-            )
-            .with_hint("notebook editing, c++x, ++x"),
-            ToolDoc::new(
-                "CronCreate",
-                "Schedule a prompt to run later or on a recurring cron schedule",
-            )
-            .with_hint("schedule a recurring or one-shot prompt"),
-            ToolDoc::new(
-                "HTTPServer",
-                "Serve files over HTTP: 'aapl' quotes, résumé parsing, 文件file",
-            ),
-            ToolDoc::new("mcp__a___b", "weird separators __ and _x_ and a+b"),
-            ToolDoc::new(
-                "mcp__Upper__CASE_Tool",
-                "Upper-case MCP name; KELVIN \u{212A} sign",
-            )
-            .with_hint(""),
-            ToolDoc::new("MCP__not_mcp", "case-sensitive prefix"),
-            ToolDoc::new("mcp__uni__café_résumé", "unicode parts ǅ Σ ΣΑΣ")
-                .with_hint("Unicode hint: naïve—test"),
-            ToolDoc::new(
-                "snake_case_name",
-                "a snake case tool with c++ code and $10 fees ($10)",
-            ),
-            ToolDoc::new("ls", "List files in a directory"),
-            ToolDoc::new(
-                "mcp__github__create_issue",
-                "dup-ish of a catalog name? no: create a GitHub issue",
-            ),
-        ]
-    }
-
-    /// The vendored parity catalog (or `TOOL_INDEX_PARITY`), or `None` when it is absent.
-    fn catalog_index() -> Option<(ToolIndex, serde_json::Value)> {
-        let path = std::env::var("TOOL_INDEX_PARITY")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|_| {
-                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../__test__/fixtures/parity/reference-vectors.json")
-            });
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            assert!(
-                std::env::var("TOOL_INDEX_REQUIRE_PARITY").as_deref() != Ok("1"),
-                "parity vectors required but missing at {}",
-                path.display()
-            );
-            eprintln!("skipped: no parity vectors at {}", path.display());
-            return None;
-        };
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let mut tools: Vec<ToolDoc> = v["catalog"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| ToolDoc {
-                name: t["name"].as_str().unwrap().to_owned(),
-                description: t["description"].as_str().unwrap_or("").to_owned(),
-                search_hint: t["searchHint"].as_str().map(str::to_owned),
-                ..ToolDoc::default()
-            })
-            .collect();
-        let have: std::collections::HashSet<String> =
-            tools.iter().map(|t| t.name.clone()).collect();
-        tools.extend(extras().into_iter().filter(|t| !have.contains(&t.name)));
-        Some((ToolIndex::build(tools, IndexOptions::default()).unwrap(), v))
-    }
-
-    const TRICKY: &[&str] = &[
-        "c++",
-        "'aapl'",
-        "$10",
-        "+",
-        "++x",
-        "mcp__",
-        "mcp__github",
-        "",
-        "   ",
-        "+github",
-        "+file",
-        "+file +read",
-        "+zzzz file",
-        "+",
-        "+ +",
-        "++",
-        "file file file",
-        "+file file",
-        "résumé",
-        "é",
-        "文件",
-        "文件file",
-        "naïve—test",
-        "k",
-        "\u{212A}",
-        "e.g.",
-        "e.g",
-        "file.txt",
-        "a+b",
-        "_x_",
-        "_",
-        "__",
-        "a",
-        "a b c",
-        "mcp__github__create_issue",
-        "MCP__GITHUB",
-        "mcp__a",
-        "mcp__a___b",
-        "mcp__zz",
-        "notebookedittool",
-        "NotebookEditTool",
-        "  NotebookEditTool  ",
-        "notebook",
-        "edit",
-        "http",
-        "httpserver",
-        "cron create",
-        "+cron +create schedule",
-        "ls",
-        "l",
-        "σ",
-        "ς",
-        "ΣΑΣ",
-        "ǆ",
-        "(x)",
-        "($10)",
-        "-",
-        "--",
-        "'",
-        "''",
-        "\"json\"",
-        "json,",
-        "github.",
-        "+github. issue",
-        "create-issue",
-        "create_issue",
-        "github create issue",
-        "x$10",
-        "sign",
-        "\u{FEFF}file\u{3000}read\u{85}",
-        "mcp__uni__café",
-        "café",
-        "+café",
-        "up",
-        "upper-case",
-        "per",
-        "issue issue +issue",
-    ];
-
-    #[test]
-    fn fast_path_equals_literal_algorithm() {
-        let Some((index, v)) = catalog_index() else {
-            return;
-        };
-        let mut queries: Vec<String> = TRICKY.iter().map(|s| s.to_string()).collect();
-        for c in v["keyword"].as_array().unwrap() {
-            queries.push(c["query"].as_str().unwrap().to_owned());
-        }
-        // Required-term variants of the vector queries.
-        let base = queries.clone();
-        for (i, q) in base.iter().enumerate() {
-            let plus: Vec<String> = q
-                .split(' ')
-                .enumerate()
-                .map(|(j, t)| {
-                    if (i + j) % 3 == 0 {
-                        format!("+{t}")
-                    } else {
-                        t.to_owned()
-                    }
-                })
-                .collect();
-            queries.push(plus.join(" "));
-        }
-        // Random queries over the catalog's own words, parts, fragments and punctuation.
-        let mut pool: Vec<String> = Vec::new();
-        for s in index.slots().step_by(7) {
-            let d = index.doc(s).unwrap();
-            pool.extend(d.desc_lower.split_whitespace().take(12).map(str::to_owned));
-            pool.extend(d.parsed.parts.iter().cloned());
-            if let Some(p) = d.parsed.parts.last() {
-                let cut: String = p.chars().skip(1).take(3).collect();
-                pool.push(cut);
-            }
-        }
-        pool.extend(TRICKY.iter().map(|s| s.to_string()));
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut rnd = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as usize) % n
-        };
-        for _ in 0..1500 {
-            let k = 1 + rnd(5);
-            let mut q = Vec::new();
-            for _ in 0..k {
-                let mut t = pool[rnd(pool.len())].clone();
-                match rnd(8) {
-                    0 => t = format!("+{t}"),
-                    1 => t.push_str([",", ".", "'", "+", ")", "é"][rnd(6)]),
-                    2 => t.insert_str(0, ["'", "(", "$", "-", "文"][rnd(5)]),
-                    _ => {}
-                }
-                q.push(t);
-            }
-            queries.push(q.join(" "));
-        }
-        let docs: Vec<(&crate::index::Doc, ParsedName)> = index
-            .slots()
-            .map(|s| index.doc(s).unwrap())
-            .map(|d| (d, parse_tool_name(&d.name)))
-            .collect();
-        let mut memo = Memo::default();
-        for q in &queries {
-            // The literal list for a large limit; smaller limits cut it (the exact path
-            // ignores the limit, every other path yields nothing at limit 0).
-            let full = naive_on(&docs, &mut memo, q, 40);
-            for max in [0, 1, 3, 10, 40] {
-                let want: Vec<(String, f64)> = if full.len() == 1
-                    && full[0].1 == f64::INFINITY
-                    && parse_query(q).normalized == js_lower(&full[0].0)
-                {
-                    full.clone()
-                } else {
-                    full.iter().take(max).cloned().collect()
-                };
-                assert_eq!(fast(&index, q, max), want, "query {q:?} max {max}");
-            }
-        }
-        assert!(queries.len() > 2000);
-    }
-
-    #[test]
-    fn parse_query_rules() {
-        let q = parse_query("  +Foo bar +  foo +bar baz\u{3000}+ ");
-        assert_eq!(q.normalized, "+foo bar +  foo +bar baz\u{3000}+");
-        let got: Vec<(&str, u32, bool)> = q
-            .terms
-            .iter()
-            .map(|t| (t.text.as_str(), t.weight, t.required))
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                ("foo", 2, true),
-                ("bar", 2, true),
-                ("+", 2, false),
-                ("baz", 1, false)
-            ]
-        );
-        assert_eq!(q.required, 2);
-        assert!(parse_query("MCP__x").wants_prefix());
-        assert!(!parse_query("mcp__").wants_prefix());
-        assert!(parse_query(" \u{FEFF} ").terms.is_empty());
-    }
-
-    #[test]
-    fn updates_drop_the_keyword_postings() {
-        let mut idx = ToolIndex::build(extras(), IndexOptions::default()).unwrap();
-        assert_eq!(fast(&idx, "notebook", 5)[0].0, "NotebookEditTool");
-        idx.remove(&["NotebookEditTool"]);
-        idx.upsert(vec![ToolDoc::new("ls", "notebook viewer")])
-            .unwrap();
-        let mut expect: Vec<ToolDoc> = extras()
-            .into_iter()
-            .filter(|t| t.name != "NotebookEditTool")
-            .collect();
-        let at = expect.iter().position(|t| t.name == "ls").unwrap();
-        expect[at] = ToolDoc::new("ls", "notebook viewer");
-        let fresh = ToolIndex::build(expect, IndexOptions::default()).unwrap();
-        for q in [
-            "notebook",
-            "c++",
-            "ls",
-            "+notebook viewer",
-            "mcp__a",
-            "file",
-        ] {
-            assert_eq!(fast(&idx, q, 10), fast(&fresh, q, 10), "{q}");
-            assert_eq!(fast(&idx, q, 10), naive(&idx, q, 10), "{q}");
-        }
-    }
-
-    #[test]
-    fn merge_order_and_exact_outside() {
-        let idx = ToolIndex::build(extras(), IndexOptions::default()).unwrap();
-        // A core tool named like the query: the keyword list is that one slot-less tool.
-        let r = tool_search_rank(
-            &idx,
-            " Bash ",
-            5,
-            MergeWeights::default(),
-            0.1,
-            Some("Bash"),
-        );
-        assert_eq!(r[0].slot, None);
-        assert_eq!(r[0].keyword_rank, Some(0));
-        assert!((r[0].score - 0.4).abs() < 1e-12);
-        assert_eq!(r[0].name(&idx, Some("Bash")), Some("Bash"));
-        // Ignored when it does not equal the query, or when an indexed tool does.
-        let r = tool_search_rank(&idx, "bash", 5, MergeWeights::default(), 0.1, Some("Grep"));
-        assert!(r.iter().all(|h| h.slot.is_some()));
-        let r = tool_search_rank(&idx, "ls", 5, MergeWeights::default(), 0.1, Some("LS"));
-        assert_eq!(r[0].name(&idx, None), Some("ls"));
-        // Ties: keyword hits in rank order first, then TF-IDF-only hits.
-        let m = merge(
-            &[Some(4), Some(2)],
-            &[
-                Hit {
-                    slot: 7,
-                    score: 1.0,
-                },
-                Hit {
-                    slot: 2,
-                    score: 0.5,
-                },
-            ],
-            5,
-            MergeWeights {
-                keyword: 0.5,
-                tfidf: 0.5,
-            },
-        );
-        let got: Vec<(Option<u32>, f64)> = m.iter().map(|h| (h.slot, h.score)).collect();
-        assert_eq!(got, vec![(Some(4), 0.5), (Some(2), 0.5), (Some(7), 0.5)]);
-        assert_eq!(m[1].keyword_rank, Some(1));
-        assert_eq!(m[1].tfidf_score, Some(0.5));
-        assert!(merge(&[Some(1)], &[], 0, MergeWeights::default()).is_empty());
     }
 }

@@ -8,7 +8,8 @@
 //! * [`core_tools`] — the core-tool whitelist and the deferral / indexing policy (SPEC §1).
 //! * [`tokenize`] — the compat tokenizer and stemmer (SPEC §3), one small pure function a stage.
 //! * [`index`] — the inverted tool index with compat TF-IDF scoring (SPEC §4–5, §8).
-//! * [`keyword`] — the keyword scorer and the ToolSearch merge (SPEC §6).
+//! * [`keyword`] — the keyword scorer (SPEC §6), over a read-only view of the tools.
+//! * [`hybrid`] — the ToolSearch merge of keyword and TF-IDF results (SPEC §6).
 //! * [`engine`] — one index over either scorer: dispatch, option checks, ToolSearch ranking.
 //! * [`error`] — errors with stable codes.
 
@@ -17,9 +18,11 @@ pub mod core_tools;
 pub mod engine;
 pub mod enhanced;
 pub mod error;
+pub mod hybrid;
 pub mod index;
 pub mod keyword;
 pub mod name;
+mod names;
 pub mod store;
 pub mod text;
 pub mod tokenize;

@@ -7,7 +7,6 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{ErrorCode, IndexError};
-use crate::index::ToolDoc;
 
 /// What the store needs to know about a scorer's per-tool record.
 pub trait SlotDoc {
@@ -187,12 +186,12 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
 /// Two tools in one batch with the same name are an error ([`ErrorCode::DuplicateName`],
 /// naming up to five of them).
-pub fn check_unique(tools: &[ToolDoc]) -> Result<(), IndexError> {
+pub fn check_unique<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), IndexError> {
     let mut seen = FxHashSet::default();
-    let mut dups = Vec::new();
-    for t in tools {
-        if !seen.insert(t.name.as_str()) && dups.len() < 5 {
-            dups.push(t.name.clone());
+    let mut dups: Vec<&str> = Vec::new();
+    for name in names {
+        if !seen.insert(name) && dups.len() < 5 {
+            dups.push(name);
         }
     }
     if dups.is_empty() {

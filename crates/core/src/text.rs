@@ -45,6 +45,16 @@ pub fn js_lower(s: &str) -> String {
     }
 }
 
+/// [`js_lower`] of an owned string: ASCII text is lowercased in place, without a copy.
+pub fn js_lower_owned(mut s: String) -> String {
+    if s.is_ascii() {
+        s.make_ascii_lowercase();
+        s
+    } else {
+        s.to_lowercase()
+    }
+}
+
 /// A CJK ideograph as the compat tokenizer sees it: U+4E00–U+9FFF or U+3400–U+4DBF.
 pub fn is_cjk(c: char) -> bool {
     matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')

@@ -19,14 +19,61 @@ pub const STOP_WORDS: [&str; 114] = [
     "what", "which", "who", "whom", "use", "using",
 ];
 
-/// Is `word` one of [`STOP_WORDS`]? (One hash look-up; the words are at most 7 bytes.)
+/// A word of at most 7 bytes packed into a `u64` with its length (equal words, equal keys).
+const fn short_word_key(w: &[u8]) -> u64 {
+    let mut k = (w.len() as u64) << 56;
+    let mut i = 0;
+    while i < w.len() {
+        k |= (w[i] as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+/// [`STOP_WORDS`] as sorted keys (every stop word is at most 7 bytes).
+const STOP_KEYS: [u64; 114] = {
+    let mut keys = [0u64; 114];
+    let mut i = 0;
+    while i < 114 {
+        keys[i] = short_word_key(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    // Insertion sort (this runs at compile time).
+    let mut i = 1;
+    while i < 114 {
+        let mut j = i;
+        while j > 0 && keys[j - 1] > keys[j] {
+            let t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    keys
+};
+
+/// By first byte, bit `len` set when a stop word of that length starts with it: most words
+/// are ruled out by one table read.
+const STOP_FIRST: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 114 {
+        let w = STOP_WORDS[i].as_bytes();
+        t[w[0] as usize] |= 1 << w.len();
+        i += 1;
+    }
+    t
+};
+
+/// Is `word` one of [`STOP_WORDS`]? (A table read by first byte and length, then a binary
+/// search over packed keys: no hashing, no string comparison.)
 pub fn is_stop_word(word: &str) -> bool {
-    static SET: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
-        std::sync::OnceLock::new();
-    word.len() <= 7
-        && SET
-            .get_or_init(|| STOP_WORDS.iter().copied().collect())
-            .contains(word)
+    let b = word.as_bytes();
+    !b.is_empty()
+        && b.len() <= 7
+        && STOP_FIRST[b[0] as usize] & (1 << b.len()) != 0
+        && STOP_KEYS.binary_search(&short_word_key(b)).is_ok()
 }
 
 /// One token of the compat scanner, before stop-word removal.
@@ -102,6 +149,26 @@ pub fn tokenize(text: &str) -> Vec<String> {
 /// The reference's suffix stemmer: the first rule whose suffix and length condition hold.
 /// Words that start with a CJK character are returned unchanged.
 pub fn stem(word: &str) -> &str {
+    // (suffix, length must exceed, characters to drop), in the reference's order. Only the
+    // rules whose suffix ends with the word's last byte can apply, and their relative order
+    // is kept, so the first match is the reference's.
+    const ING: &[(&str, usize, usize)] = &[("ing", 5, 3)];
+    const TION: &[(&str, usize, usize)] = &[("tion", 5, 4)];
+    const MENT: &[(&str, usize, usize)] = &[("ment", 5, 4)];
+    const ER: &[(&str, usize, usize)] = &[("er", 4, 2)];
+    const ED: &[(&str, usize, usize)] = &[("ed", 4, 2)];
+    const LY: &[(&str, usize, usize)] = &[("ly", 4, 2)];
+    const S: &[(&str, usize, usize)] = &[("ness", 5, 4), ("ers", 4, 1), ("es", 4, 2), ("s", 3, 1)];
+    let rules = match word.as_bytes().last() {
+        Some(b'g') => ING,
+        Some(b'n') => TION,
+        Some(b't') => MENT,
+        Some(b'r') => ER,
+        Some(b'd') => ED,
+        Some(b'y') => LY,
+        Some(b's') => S,
+        _ => return word,
+    };
     if word.chars().next().is_some_and(is_cjk) {
         return word;
     }
@@ -110,20 +177,7 @@ pub fn stem(word: &str) -> &str {
     } else {
         word.chars().count()
     };
-    // (suffix, length must exceed, characters to drop), in the reference's order.
-    const RULES: [(&str, usize, usize); 10] = [
-        ("ing", 5, 3),
-        ("tion", 5, 4),
-        ("ness", 5, 4),
-        ("ment", 5, 4),
-        ("ers", 4, 1),
-        ("er", 4, 2),
-        ("es", 4, 2),
-        ("s", 3, 1),
-        ("ed", 4, 2),
-        ("ly", 4, 2),
-    ];
-    for (suffix, min, drop) in RULES {
+    for &(suffix, min, drop) in rules {
         if len > min && word.ends_with(suffix) && !(suffix == "s" && word.ends_with("ss")) {
             return cut(word, drop);
         }

@@ -6,7 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Mutex;
 
-use tool_index_core::engine::{Engine, EngineOptions};
+use tool_index_core::engine::{Engine, EngineOptions, Scoring};
 use tool_index_core::ToolDoc;
 
 struct Counting;
@@ -123,11 +123,11 @@ fn docs(n: usize) -> Vec<ToolDoc> {
         .collect()
 }
 
-fn measured(n: usize, scoring: &str) -> (usize, usize) {
+fn measured(n: usize, scoring: Scoring) -> (usize, usize) {
     let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let input = docs(n);
     let options = EngineOptions {
-        scoring: Some(scoring.to_owned()),
+        scoring: Some(scoring),
         ..EngineOptions::default()
     };
     let before = LIVE.load(Ordering::SeqCst);
@@ -154,14 +154,16 @@ fn measured(n: usize, scoring: &str) -> (usize, usize) {
 
 #[test]
 fn reported_heap_bytes_track_the_allocations() {
-    for scoring in ["compat", "enhanced"] {
+    for scoring in [Scoring::Compat, Scoring::Enhanced] {
         for n in [200, 2_000] {
             let (held, reported) = measured(n, scoring);
             let ratio = reported as f64 / held as f64;
-            println!("{scoring} {n} tools: held {held} B, reported {reported} B, ratio {ratio:.2}");
+            println!(
+                "{scoring:?} {n} tools: held {held} B, reported {reported} B, ratio {ratio:.2}"
+            );
             assert!(
                 (0.75..=1.25).contains(&ratio),
-                "{scoring} {n}: reported {reported} B for {held} B held (ratio {ratio:.2})"
+                "{scoring:?} {n}: reported {reported} B for {held} B held (ratio {ratio:.2})"
             );
         }
     }

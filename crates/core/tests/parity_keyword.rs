@@ -3,8 +3,9 @@
 
 mod common;
 
+use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::DEFAULT_MIN_SCORE;
-use tool_index_core::keyword::{keyword_search, tool_search_rank, MergeWeights};
+use tool_index_core::keyword::keyword_search;
 use tool_index_core::{IndexOptions, ToolIndex};
 
 #[test]

@@ -12,8 +12,9 @@ use proptest::test_runner::Config;
 
 use tool_index_core::enhanced::analyze::{split_identifier, Analyzer, MAX_TOKEN_LEN};
 use tool_index_core::enhanced::{lexicon, name_key, server_and_leaf, EnhancedIndex, Params};
+use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::{Hit, NAME_BOOST};
-use tool_index_core::keyword::{keyword_search, parse_query, tool_search_rank, MergeWeights};
+use tool_index_core::keyword::{keyword_search, parse_query, warm_keyword_index};
 use tool_index_core::{
     parse_tool_name, stem, tokenize, tokenize_and_stem, IndexOptions, ToolDoc, ToolIndex,
 };
@@ -313,6 +314,8 @@ proptest! {
         parallel in any::<bool>(),
     ) {
         let mut idx = ToolIndex::build(initial.clone(), compat_opts(parallel)).unwrap();
+        // Keyword postings built up front, so every op below updates them in place.
+        warm_keyword_index(&idx);
         let mut model = initial;
         for op in &ops {
             match op {

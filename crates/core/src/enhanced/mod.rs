@@ -381,7 +381,7 @@ impl EnhancedIndex {
         params: Params,
         parallel_threshold: usize,
     ) -> Result<Self, IndexError> {
-        crate::index::check_unique(&tools)?;
+        crate::store::check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut idx = Self::new(params, parallel_threshold);
         idx.insert_batch(tools);
         idx.refresh();
@@ -484,7 +484,7 @@ impl EnhancedIndex {
 
     /// Add or replace tools (replacements keep their slot). Returns each tool's slot.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        crate::index::check_unique(&tools)?;
+        crate::store::check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut slots = Vec::with_capacity(tools.len());
         let mut fresh = Vec::new();
         let mut next = self.store.slot_count() as u32;
@@ -905,6 +905,16 @@ impl EnhancedIndex {
         let q = self.parse_query_with(query, &mut memo);
         let parts = self.clause_queries_with(query, &mut memo);
         self.search_clauses(&q, &parts, limit, min_score)
+    }
+
+    /// How many postings the terms of an analysed query have: the work of its scoring loop
+    /// (for measuring the cost per matching posting at different index sizes).
+    pub fn matching_postings(&self, q: &ParsedQuery) -> usize {
+        q.terms
+            .iter()
+            .filter_map(|t| self.store.vocab.get(t.term.as_str()))
+            .map(|&id| self.store.postings[id as usize].len())
+            .sum()
     }
 
     /// [`EnhancedIndex::search`] on an analysed query (one clause).
