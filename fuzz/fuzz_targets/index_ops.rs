@@ -23,6 +23,8 @@ struct FParams {
     b: [u8; 5],
     typo: u8,
     abstain: u8,
+    /// Clause, synonym and quote weights, abstain confidence (0 turns each off).
+    extra: [u8; 4],
 }
 
 impl FParams {
@@ -35,6 +37,11 @@ impl FParams {
             lexicon_weight: 0.8,
             abstain_coverage: self.abstain as f64 / 255.0,
             unknown_weight: 0.25,
+            clause_weight: self.extra[0] as f64 / 255.0,
+            synonym_weight: self.extra[1] as f64 / 255.0,
+            quote_weight: self.extra[2] as f64 / 255.0,
+            abstain_confidence: self.extra[3] as f64 / 255.0,
+            ..Params::default()
         }
     }
 }
