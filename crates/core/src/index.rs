@@ -19,7 +19,7 @@ use crate::error::IndexError;
 use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
-use crate::store::{check_unique, SlotDoc, SlotStore};
+use crate::store::{self, check_unique, Named, Scorer, SlotDoc, SlotStore};
 use crate::text::{is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -262,28 +262,7 @@ impl ToolIndex {
     /// Results afterwards equal those of a fresh build of the resulting list.
     /// Returns the slot of each given tool, in input order.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        check_unique(tools.iter().map(|t| t.name.as_str()))?;
-        let mut slots = Vec::with_capacity(tools.len());
-        let mut fresh = Vec::with_capacity(tools.len());
-        let mut next = self.store.slot_count() as u32;
-        for t in tools {
-            match self.store.slot_of(&t.name) {
-                Some(slot) => {
-                    slots.push(slot);
-                    self.vacate(slot);
-                    let a = analyze(t);
-                    self.link(slot, a);
-                }
-                None => {
-                    slots.push(next);
-                    next += 1;
-                    fresh.push(t);
-                }
-            }
-        }
-        self.insert_batch(fresh);
-        self.refresh();
-        Ok(slots)
+        store::upsert(self, tools)
     }
 
     /// How many times slots were renumbered (by compaction after removals). Slots handed out
@@ -294,18 +273,7 @@ impl ToolIndex {
 
     /// Remove tools by name; returns how many were present.
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
-        let mut removed = 0;
-        for n in names {
-            if let Some(slot) = self.store.slot_of(n.as_ref()) {
-                self.vacate(slot);
-                removed += 1;
-            }
-        }
-        if removed > 0 {
-            self.maybe_compact();
-            self.refresh();
-        }
-        removed
+        store::remove(self, names)
     }
 
     /// An estimate of the heap bytes this index holds (what the binding reports to the
@@ -410,19 +378,6 @@ impl ToolIndex {
         self.store.vocab.get(term).map(|&t| self.idf[t as usize])
     }
 
-    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
-        let analyzed: Vec<Analyzed> = if tools.len() >= self.opts.parallel_threshold {
-            tools.into_par_iter().map(analyze).collect()
-        } else {
-            tools.into_iter().map(analyze).collect()
-        };
-        self.store.docs.reserve(analyzed.len());
-        for a in analyzed {
-            let slot = self.store.push_slot();
-            self.link(slot, a);
-        }
-    }
-
     /// Put an analysed tool into a (vacant) slot and its postings.
     fn link(&mut self, slot: u32, a: Analyzed) {
         self.names.add(slot, &a.parsed.full);
@@ -454,59 +409,6 @@ impl ToolIndex {
         if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
             kw.add(slot, &keyword_fields(d));
         }
-    }
-
-    /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
-    fn maybe_compact(&mut self) {
-        if let Some(map) = self.store.maybe_compact() {
-            self.names.renumber(&map);
-            self.keyword = OnceCell::new();
-        }
-    }
-
-    /// Empty a slot: its postings, name and name-matcher entry go.
-    fn vacate(&mut self, slot: u32) {
-        if let Some(d) = self.store.vacate(slot) {
-            self.names.remove(slot, &d.parsed.full);
-            if let Some(kw) = self.keyword.get_mut() {
-                kw.remove(slot, &keyword_fields(&d));
-            }
-        }
-    }
-
-    /// Recompute IDF and norms after a change.
-    fn refresh(&mut self) {
-        let n = self.store.live as f64;
-        for (t, p) in self.store.postings.iter().enumerate() {
-            self.idf[t] = if p.is_empty() {
-                0.0
-            } else {
-                (n / p.len() as f64).ln()
-            };
-        }
-        let idf = &self.idf;
-        let norm_of = |d: &mut Option<Doc>| {
-            if let Some(d) = d {
-                let mut sum = 0.0;
-                for &(t, tf) in &d.terms {
-                    let w = tf * idf[t as usize];
-                    sum += w * w;
-                }
-                d.norm = sum.sqrt();
-            }
-        };
-        if self.store.docs.len() >= self.opts.parallel_threshold.saturating_mul(8) {
-            self.store.docs.par_iter_mut().for_each(norm_of);
-        } else {
-            self.store.docs.iter_mut().for_each(norm_of);
-        }
-        // Dense copy by slot (0 for empty slots): the query loop reads it, not the tools.
-        self.norms = self
-            .store
-            .docs
-            .iter()
-            .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
-            .collect();
     }
 
     /// Slots whose normalized name occurs in `haystack`, in no particular order.
@@ -987,5 +889,93 @@ mod zero_threshold_tests {
             vec!["Qb2", "Qd4", "Qa1"]
         );
         assert!(idx.search("the", 10, 0.0).is_empty());
+    }
+}
+
+impl Named for ToolDoc {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Scorer for ToolIndex {
+    type Tool = ToolDoc;
+
+    type Doc = Doc;
+    type Payload = f64;
+
+    fn store(&self) -> &SlotStore<Doc, f64> {
+        &self.store
+    }
+
+    /// Empty a slot: its postings, name and name-matcher entry go.
+    fn vacate(&mut self, slot: u32) {
+        if let Some(d) = self.store.vacate(slot) {
+            self.names.remove(slot, &d.parsed.full);
+            if let Some(kw) = self.keyword.get_mut() {
+                kw.remove(slot, &keyword_fields(&d));
+            }
+        }
+    }
+
+    fn fill(&mut self, slot: u32, tool: ToolDoc) {
+        let a = analyze(tool);
+        self.link(slot, a);
+    }
+
+    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
+        let analyzed: Vec<Analyzed> = if tools.len() >= self.opts.parallel_threshold {
+            tools.into_par_iter().map(analyze).collect()
+        } else {
+            tools.into_iter().map(analyze).collect()
+        };
+        self.store.docs.reserve(analyzed.len());
+        for a in analyzed {
+            let slot = self.store.push_slot();
+            self.link(slot, a);
+        }
+    }
+
+    /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
+    fn maybe_compact(&mut self) {
+        if let Some(map) = self.store.maybe_compact() {
+            self.names.renumber(&map);
+            self.keyword = OnceCell::new();
+        }
+    }
+
+    /// Recompute IDF and norms after a change.
+    fn refresh(&mut self) {
+        let n = self.store.live as f64;
+        for (t, p) in self.store.postings.iter().enumerate() {
+            self.idf[t] = if p.is_empty() {
+                0.0
+            } else {
+                (n / p.len() as f64).ln()
+            };
+        }
+        let idf = &self.idf;
+        let norm_of = |d: &mut Option<Doc>| {
+            if let Some(d) = d {
+                let mut sum = 0.0;
+                for &(t, tf) in &d.terms {
+                    let w = tf * idf[t as usize];
+                    sum += w * w;
+                }
+                d.norm = sum.sqrt();
+            }
+        };
+        if self.store.docs.len() >= self.opts.parallel_threshold.saturating_mul(8) {
+            self.store.docs.par_iter_mut().for_each(norm_of);
+        } else {
+            self.store.docs.iter_mut().for_each(norm_of);
+        }
+        // Dense copy by slot (0 for empty slots): the query loop reads it, not the tools.
+        self.norms = self
+            .store
+            .docs
+            .iter()
+            .map(|d| d.as_ref().map_or(0.0, |d| d.norm))
+            .collect();
     }
 }

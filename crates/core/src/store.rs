@@ -184,6 +184,81 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     }
 }
 
+/// A tool record with a name (the store's key).
+pub trait Named {
+    /// The tool's name.
+    fn name(&self) -> &str;
+}
+
+/// What a scorer does to its own tables when tools come and go. The add / replace / remove
+/// flow over the slot store is written once, in [`upsert`] and [`remove`]; a scorer supplies
+/// only its analysis and bookkeeping.
+pub(crate) trait Scorer {
+    /// The tool record a scorer analyses.
+    type Tool: Named;
+    /// The scorer's per-tool record in the store.
+    type Doc: SlotDoc;
+    /// The scorer's per-posting payload.
+    type Payload;
+    /// The slot store the scorer keeps its tools in.
+    fn store(&self) -> &SlotStore<Self::Doc, Self::Payload>;
+    /// Empty a slot: the tool's document, postings and the scorer's own entries go.
+    fn vacate(&mut self, slot: u32);
+    /// Analyse a tool into a slot `vacate` emptied.
+    fn fill(&mut self, slot: u32, tool: Self::Tool);
+    /// Append new tools, in order, in new slots.
+    fn insert_batch(&mut self, tools: Vec<Self::Tool>);
+    /// Renumber slots when enough are empty.
+    fn maybe_compact(&mut self);
+    /// Recompute collection statistics after a change.
+    fn refresh(&mut self);
+}
+
+/// Add or replace tools (a replacement keeps its slot); returns each tool's slot, in input
+/// order. Two tools of the batch with one name are an error and nothing changes.
+pub(crate) fn upsert<S: Scorer>(
+    scorer: &mut S,
+    tools: Vec<S::Tool>,
+) -> Result<Vec<u32>, IndexError> {
+    check_unique(tools.iter().map(Named::name))?;
+    let mut slots = Vec::with_capacity(tools.len());
+    let mut fresh = Vec::with_capacity(tools.len());
+    let mut next = scorer.store().slot_count() as u32;
+    for t in tools {
+        match scorer.store().slot_of(t.name()) {
+            Some(slot) => {
+                slots.push(slot);
+                scorer.vacate(slot);
+                scorer.fill(slot, t);
+            }
+            None => {
+                slots.push(next);
+                next += 1;
+                fresh.push(t);
+            }
+        }
+    }
+    scorer.insert_batch(fresh);
+    scorer.refresh();
+    Ok(slots)
+}
+
+/// Remove tools by name; returns how many were present. Compacts when enough slots are empty.
+pub(crate) fn remove<S: Scorer, N: AsRef<str>>(scorer: &mut S, names: &[N]) -> usize {
+    let mut removed = 0;
+    for name in names {
+        if let Some(slot) = scorer.store().slot_of(name.as_ref()) {
+            scorer.vacate(slot);
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        scorer.maybe_compact();
+        scorer.refresh();
+    }
+    removed
+}
+
 /// Two tools in one batch with the same name are an error ([`ErrorCode::DuplicateName`],
 /// naming up to five of them).
 pub fn check_unique<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), IndexError> {

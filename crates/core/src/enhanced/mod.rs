@@ -34,7 +34,7 @@ use crate::collector::{top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
 use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
-use crate::store::{SlotDoc, SlotStore};
+use crate::store::{Scorer, SlotDoc, SlotStore};
 use analyze::{is_cjk, Analyzer};
 
 /// Number of fields.
@@ -114,7 +114,7 @@ pub const TIER_SERVER_LEAF: u8 = 2;
 pub const TIER_FULL: u8 = 3;
 
 #[derive(Debug, Clone)]
-struct Doc {
+pub(crate) struct Doc {
     name: String,
     server_key: Option<String>,
     terms: Vec<(u32, [u16; FIELDS])>,
@@ -484,60 +484,12 @@ impl EnhancedIndex {
 
     /// Add or replace tools (replacements keep their slot). Returns each tool's slot.
     pub fn upsert(&mut self, tools: Vec<ToolDoc>) -> Result<Vec<u32>, IndexError> {
-        crate::store::check_unique(tools.iter().map(|t| t.name.as_str()))?;
-        let mut slots = Vec::with_capacity(tools.len());
-        let mut fresh = Vec::new();
-        let mut next = self.store.slot_count() as u32;
-        for t in tools {
-            match self.store.slot_of(&t.name) {
-                Some(slot) => {
-                    slots.push(slot);
-                    self.unlink(slot);
-                    let a = analyze_doc(&self.analyzer, &t);
-                    self.link(slot, a);
-                }
-                None => {
-                    slots.push(next);
-                    next += 1;
-                    fresh.push(t);
-                }
-            }
-        }
-        self.insert_batch(fresh);
-        self.refresh();
-        Ok(slots)
+        crate::store::upsert(self, tools)
     }
 
     /// Remove tools by name; returns how many were present.
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
-        let mut n = 0;
-        for name in names {
-            if let Some(slot) = self.store.slot_of(name.as_ref()) {
-                self.unlink(slot);
-                n += 1;
-            }
-        }
-        if n > 0 {
-            self.maybe_compact();
-            self.refresh();
-        }
-        n
-    }
-
-    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
-        let a = &self.analyzer;
-        let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
-            tools
-                .par_iter()
-                .map(|t| analyze_doc(&Analyzer::default(), t))
-                .collect()
-        } else {
-            tools.iter().map(|t| analyze_doc(a, t)).collect()
-        };
-        for an in analyzed {
-            let slot = self.store.push_slot();
-            self.link(slot, an);
-        }
+        crate::store::remove(self, names)
     }
 
     fn link(&mut self, slot: u32, a: Analyzed) {
@@ -575,76 +527,6 @@ impl EnhancedIndex {
                 keys: a.keys,
             },
         );
-    }
-
-    fn unlink(&mut self, slot: u32) {
-        let Some(doc) = self.store.vacate(slot) else {
-            return;
-        };
-        for (k, _) in &doc.keys {
-            if let Some(v) = self.keys.get_mut(k) {
-                v.retain(|e| e.0 != slot);
-                if v.is_empty() {
-                    self.keys.remove(k);
-                }
-            }
-        }
-        if let Some(s) = &doc.server_key {
-            if let Some(v) = self.servers.get_mut(s) {
-                v.retain(|e| *e != slot);
-                if v.is_empty() {
-                    self.servers.remove(s);
-                }
-            }
-        }
-        for f in 0..FIELDS {
-            self.len_sum[f] -= doc.len[f] as u64;
-        }
-    }
-
-    /// Renumber slots when more than half are empty (see [`SlotStore::maybe_compact`]),
-    /// with the name-key and server tables.
-    fn maybe_compact(&mut self) {
-        let Some(map) = self.store.maybe_compact() else {
-            return;
-        };
-        for v in self.keys.values_mut() {
-            for e in v.iter_mut() {
-                e.0 = map[e.0 as usize];
-            }
-        }
-        for v in self.servers.values_mut() {
-            for e in v.iter_mut() {
-                *e = map[*e as usize];
-            }
-        }
-    }
-
-    fn refresh(&mut self) {
-        let n = self.store.live.max(1) as f64;
-        let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
-        let b = self.params.b;
-        for d in self.store.docs.iter_mut().flatten() {
-            for f in 0..FIELDS {
-                d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
-            }
-        }
-        // Dense copy by slot: the query loop reads it instead of the tools.
-        self.norms = self
-            .store
-            .docs
-            .iter()
-            .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
-            .collect();
-        self.ties = self
-            .store
-            .docs
-            .iter()
-            .map(|d| {
-                d.as_ref()
-                    .map_or(0.0, |d| 1e-9 / (1.0 + f64::from(d.len.iter().sum::<u32>())))
-            })
-            .collect();
     }
 
     fn idf(&self, term: u32) -> f64 {
@@ -1460,6 +1342,108 @@ pub fn unknown_scoring(s: &str) -> IndexError {
         ErrorCode::InvalidScoring,
         format!("unknown scoring mode {s:?}; expected 'compat' or 'enhanced'"),
     )
+}
+
+impl Scorer for EnhancedIndex {
+    type Tool = ToolDoc;
+
+    type Doc = Doc;
+    type Payload = [u16; FIELDS];
+
+    fn store(&self) -> &SlotStore<Doc, [u16; FIELDS]> {
+        &self.store
+    }
+
+    fn vacate(&mut self, slot: u32) {
+        let Some(doc) = self.store.vacate(slot) else {
+            return;
+        };
+        for (k, _) in &doc.keys {
+            if let Some(v) = self.keys.get_mut(k) {
+                v.retain(|e| e.0 != slot);
+                if v.is_empty() {
+                    self.keys.remove(k);
+                }
+            }
+        }
+        if let Some(s) = &doc.server_key {
+            if let Some(v) = self.servers.get_mut(s) {
+                v.retain(|e| *e != slot);
+                if v.is_empty() {
+                    self.servers.remove(s);
+                }
+            }
+        }
+        for f in 0..FIELDS {
+            self.len_sum[f] -= doc.len[f] as u64;
+        }
+    }
+
+    fn fill(&mut self, slot: u32, tool: ToolDoc) {
+        let a = analyze_doc(&self.analyzer, &tool);
+        self.link(slot, a);
+    }
+
+    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
+        let a = &self.analyzer;
+        let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
+            tools
+                .par_iter()
+                .map(|t| analyze_doc(&Analyzer::default(), t))
+                .collect()
+        } else {
+            tools.iter().map(|t| analyze_doc(a, t)).collect()
+        };
+        for an in analyzed {
+            let slot = self.store.push_slot();
+            self.link(slot, an);
+        }
+    }
+
+    /// Renumber slots when more than half are empty (see [`SlotStore::maybe_compact`]),
+    /// with the name-key and server tables.
+    fn maybe_compact(&mut self) {
+        let Some(map) = self.store.maybe_compact() else {
+            return;
+        };
+        for v in self.keys.values_mut() {
+            for e in v.iter_mut() {
+                e.0 = map[e.0 as usize];
+            }
+        }
+        for v in self.servers.values_mut() {
+            for e in v.iter_mut() {
+                *e = map[*e as usize];
+            }
+        }
+    }
+
+    fn refresh(&mut self) {
+        let n = self.store.live.max(1) as f64;
+        let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
+        let b = self.params.b;
+        for d in self.store.docs.iter_mut().flatten() {
+            for f in 0..FIELDS {
+                d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
+            }
+        }
+        // Dense copy by slot: the query loop reads it instead of the tools.
+        self.norms = self
+            .store
+            .docs
+            .iter()
+            .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
+            .collect();
+        self.ties = self
+            .store
+            .docs
+            .iter()
+            .map(|d| {
+                d.as_ref()
+                    .map_or(0.0, |d| 1e-9 / (1.0 + f64::from(d.len.iter().sum::<u32>())))
+            })
+            .collect();
+    }
 }
 
 #[cfg(test)]
