@@ -345,7 +345,8 @@ describe('guard order (ccb): not found → not discovered → disabled → schem
     expect(seen).toEqual(['isEnabled', 'schema', 'validateInput'])
     seen.length = 0
     expect((await run('ok')).refused).toBeUndefined()
-    expect(seen).toEqual(['isEnabled', 'schema', 'validateInput', 'checkPermissions', 'canUseTool'])
+    // isEnabled is asked again just before the call: a tool disabled while the checks were pending does not run.
+    expect(seen).toEqual(['isEnabled', 'schema', 'validateInput', 'checkPermissions', 'canUseTool', 'isEnabled'])
   })
 
   test('disabled comes before schema validation', async () => {

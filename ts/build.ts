@@ -6,7 +6,7 @@
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, dropInScoring, envList, withTimeout } from './config'
-import { checkLength, checkScoring, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
 import type { BuildOptions, Scoring, ToolLike } from './types'
@@ -18,7 +18,9 @@ import type { BuildOptions, Scoring, ToolLike } from './types'
  * otherwise. Never throws for one bad tool, as ccb's does not: a tool with an empty or oversize
  * name, or a name an earlier indexed tool has, is left out and listed in `index.skipped`.
  */
-export async function buildToolIndex(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+export async function buildToolIndex(given: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  // One read of the list: a Proxy whose length changes between reads walks no further.
+  const tools = copyToolArray<ToolLike>(given, 'tools')
   const plan = planBuild(tools, options)
   const stored = await collect(plan.indexable, tools, options)
   const state = newState(stored, plan.scoring, options.tuning)

@@ -4,7 +4,7 @@
  */
 import { invalidArg } from './errors'
 import { ENV, dropInScoring, envList } from './config'
-import { checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { buildToolIndex, collect, planBuild } from './build'
 import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
 import type { BuildOptions, ToolLike } from './types'
@@ -33,7 +33,9 @@ export class ToolIndexCache {
   /** How many full builds and incremental updates this cache has done. */
   readonly stats = { builds: 0, updates: 0 }
 
-  get(tools: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  get(given: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+    // One read of the list: a Proxy whose length grows after the check walks no further.
+    const tools = copyToolArray<ToolLike>(given, 'tools')
     const optionsKey = optionsKeyOf(options)
     const cur = this.#line?.index?.disposed ? null : this.#line
     if (cur && cur.optionsKey === optionsKey && sameInOrder(cur, tools)) return cur.pending

@@ -5,7 +5,7 @@
 import { binding } from './native'
 import { invalidArg, native } from './errors'
 import { DEFAULT_LIMIT, LIMITS, dropInScoring } from './config'
-import { checkLength, checkToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkLength, checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { ToolIndex } from './toolIndex'
 import type { BuildOptions, ToolIndexEntry, ToolLike, ToolSearchResult } from './types'
 
@@ -70,8 +70,7 @@ const arrayIndexes = new WeakMap<readonly ToolIndexEntry[], { elements: ToolInde
 function fromArray(entries: readonly ToolIndexEntry[]): ToolIndex {
   const hit = arrayIndexes.get(entries)
   if (hit && sameElements(hit.elements, entries)) return hit.index
-  checkToolArray(entries, 'entries')
-  const elements = readingInput('the entries', () => Array.from(entries))
+  const elements = copyToolArray<ToolIndexEntry>(entries, 'entries')
   const index = ToolIndex.fromEntries(elements, { scoring: dropInScoring() })
   hit?.index.dispose()
   arrayIndexes.set(entries, { elements, index })

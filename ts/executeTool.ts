@@ -4,10 +4,11 @@
  * then the tool's `validateInput`) → permission → call. A stopped tool never runs.
  */
 import { ToolIndexError, invalidArg } from './errors'
-import { checkInput } from './validate'
+import { checkInput, type Checked } from './validate'
 import { decidePermission, isEnabled, toolAcceptsInput } from './policy'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
-import { fieldOrUndefined, readField } from './safeRead'
+import { describeError, fieldOrUndefined, readField, readOwn } from './safeRead'
+import { findToolNamed, type Found } from './lookup'
 import { ToolIndexCache } from './cache'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
@@ -48,6 +49,17 @@ export interface ExecuteToolOptions {
   coreTools?: Iterable<string>
   /** The search and execute tools' names in messages (default `ToolSearch` / `ExecuteTool`). */
   names?: ToolNames
+  /**
+   * Ends a pending call with a refusal (the target never runs). The context's `signal` (MCP) and
+   * `abortController.signal` (ccb) are honoured too.
+   */
+  signal?: AbortSignal
+  /**
+   * The longest the tool's own checks (`isEnabled`, an async schema, `validateInput`,
+   * `checkPermissions`) may each take before the call is refused; default 30,000 ms, `Infinity`
+   * for none. The host's `canUseTool` prompt has no deadline: end it with `signal`.
+   */
+  checkTimeoutMs?: number
 }
 
 /** A ccb-shaped tool-use context: the full tool list is `options.tools`. */
@@ -66,34 +78,45 @@ function refuse(tool_name: string, refused: ExecuteToolRefusal, message: string,
   return { tool_name, result: null, refused, message, ...extra }
 }
 
-/** The tool named `name` (by `name`, then by `aliases`); tools whose fields throw are skipped. */
-function findTool(tools: readonly unknown[], name: string): object | undefined {
-  const n = tools.length
-  if (n > MAX_TOOLS) throw new ToolIndexError('E_TOO_LARGE', `executeTool: ${n} tools exceed the limit of ${MAX_TOOLS}`)
-  for (let i = 0; i < n; i++) {
-    const t = tools[i]
-    if (t !== null && typeof t === 'object' && fieldOrUndefined(t, 'name') === name) return t
+/**
+ * The host's tool list, read once: `length` once (a Proxy whose length changes between reads
+ * cannot stretch a later walk), capped at `MAX_TOOLS`, each element once. A list that is not an
+ * array, or cannot be read at all (a revoked Proxy), is `E_INVALID_ARG`.
+ */
+function readToolList(context: unknown): unknown[] {
+  const toolsRead = readField<unknown>(fieldOrUndefined(context, 'options'), 'tools')
+  let n: number
+  let tools: unknown
+  try {
+    tools = toolsRead.ok ? toolsRead.value : undefined
+    if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
+    n = tools.length
+  } catch (e) {
+    if (e instanceof ToolIndexError) throw e
+    throw invalidArg(`executeTool: context.options.tools cannot be read: ${describeError(e)}`)
   }
+  if (n > MAX_TOOLS) throw new ToolIndexError('E_TOO_LARGE', `executeTool: ${n} tools exceed the limit of ${MAX_TOOLS}`)
+  const out = new Array<unknown>(n)
   for (let i = 0; i < n; i++) {
-    const t = tools[i]
-    if (t === null || typeof t !== 'object') continue
-    const aliases = fieldOrUndefined(t, 'aliases')
-    if (!Array.isArray(aliases) || aliases.length > 1000) continue
     try {
-      if (aliases.includes(name)) return t
+      out[i] = (tools as unknown[])[i]
     } catch {
-      // a hostile aliases array: not this tool
+      out[i] = undefined
     }
   }
-  return undefined
+  return out
 }
 
 function isDeferred(tool: object, core: ReadonlySet<string>, name: string): boolean {
   return fieldOrUndefined(tool, 'alwaysLoad') !== true && !core.has(name)
 }
 
+/** Names looked at in a host's `discovered` iterable, at most (an endless iterator ends here). */
+const MAX_DISCOVERED = 1_000_000
+
 function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
-  // Own options only: a polluted Object.prototype.discovered or .session discovers nothing.
+  // Own options only: a polluted Object.prototype.discovered or .session discovers nothing. Only
+  // an answer of exactly `true` counts (a `has` that answers 1 or 'yes' discovers nothing).
   try {
     const session = fieldOrUndefined<ToolSearchSession>(options, 'session')
     const seen = fieldOrUndefined<ReadonlySet<string>>(session, 'discovered')
@@ -105,12 +128,109 @@ function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
   if (d === undefined || d === null) return false
   try {
     if (typeof d === 'function') d = d()
-    if (d instanceof Set) return d.has(name)
-    for (const n of d as Iterable<string>) if (n === name) return true
+    if (d instanceof Set) return Set.prototype.has.call(d, name) === true
+    let seen = 0
+    for (const n of d as Iterable<string>) {
+      if (n === name) return true
+      if (++seen >= MAX_DISCOVERED) return false
+    }
   } catch {
     // the host's record cannot be read: not discovered
   }
   return false
+}
+
+/** The default of `checkTimeoutMs`. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 30_000
+
+/** Why a pending step was cut short. */
+class CutShort extends Error {}
+
+function signalLike(v: unknown): v is AbortSignal {
+  try {
+    return v !== null && typeof v === 'object' && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function'
+  } catch {
+    return false
+  }
+}
+
+/** `options.signal` (checked), the context's `signal` (MCP) and `abortController.signal` (ccb). */
+function signalsOf(options: ExecuteToolOptions, context: unknown): AbortSignal[] {
+  const out: AbortSignal[] = []
+  const own = readOwn<unknown>(options, 'signal')
+  if (!own.ok) throw invalidArg('executeTool: options.signal cannot be read')
+  if (own.value !== undefined) {
+    if (!signalLike(own.value)) throw invalidArg('executeTool: options.signal must be an AbortSignal')
+    out.push(own.value)
+  }
+  const fromContext = fieldOrUndefined<unknown>(context, 'signal')
+  if (signalLike(fromContext)) out.push(fromContext)
+  const controller = fieldOrUndefined<unknown>(context, 'abortController')
+  const fromController = fieldOrUndefined<unknown>(controller, 'signal')
+  if (signalLike(fromController)) out.push(fromController)
+  return out
+}
+
+function checkTimeoutOf(options: ExecuteToolOptions): number {
+  const r = readOwn<unknown>(options, 'checkTimeoutMs')
+  if (!r.ok) throw invalidArg('executeTool: options.checkTimeoutMs cannot be read')
+  if (r.value === undefined) return DEFAULT_CHECK_TIMEOUT_MS
+  if (typeof r.value !== 'number' || Number.isNaN(r.value) || r.value <= 0) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `executeTool: options.checkTimeoutMs must be a number > 0, got ${String(r.value)}`)
+  }
+  return r.value
+}
+
+/**
+ * Bounds for the pending steps of one call: the tool's own checks (`isEnabled`, the schema,
+ * `validateInput`, `checkPermissions`) get `checkTimeoutMs` each; the host's permission prompt
+ * has no deadline (a person may be answering), and every step ends when a signal aborts. A cut
+ * short step rejects with `CutShort`, which the guard turns into a refusal: the target never runs.
+ */
+function bounds(signals: AbortSignal[], checkMs: number) {
+  const aborted = (): boolean => {
+    for (const s of signals) {
+      try {
+        if (s.aborted === true) return true
+      } catch {
+        return true
+      }
+    }
+    return false
+  }
+  const within = <T>(p: Promise<T> | T, kind: 'check' | 'prompt'): Promise<T> => {
+    if (aborted()) return Promise.reject(new CutShort('the call was aborted'))
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const onAbort = () => finish(() => reject(new CutShort('the call was aborted')))
+      const finish = (settle: () => void) => {
+        if (timer !== undefined) clearTimeout(timer)
+        for (const s of signals) {
+          try {
+            s.removeEventListener('abort', onAbort)
+          } catch {
+            // nothing to remove
+          }
+        }
+        settle()
+      }
+      for (const s of signals) {
+        try {
+          s.addEventListener('abort', onAbort, { once: true })
+        } catch {
+          // a signal that cannot be listened to is still checked before each step
+        }
+      }
+      if (kind === 'check' && Number.isFinite(checkMs)) {
+        timer = setTimeout(() => finish(() => reject(new CutShort(`no answer within ${checkMs} ms`))), checkMs)
+      }
+      Promise.resolve(p).then(
+        (v) => finish(() => resolve(v)),
+        (e) => finish(() => reject(e)),
+      )
+    })
+  }
+  return { aborted, within }
 }
 
 /**
@@ -141,24 +261,25 @@ export async function executeTool(
   if (!nameRead.ok || !paramsRead.ok) throw invalidArg('executeTool: input fields cannot be read')
   const name = nameRead.value
   if (typeof name !== 'string') throw invalidArg(`executeTool: tool_name must be a string, got ${typeof name}`)
-  const toolsRead = readField<unknown>(fieldOrUndefined(context, 'options'), 'tools')
-  const tools = toolsRead.ok ? toolsRead.value : undefined
-  if (!Array.isArray(tools)) throw invalidArg('executeTool: context.options.tools must be the host tool list')
+  const tools = readToolList(context)
   const names = toolNames(fieldOrUndefined<ToolNames>(options, 'names'))
+  const { aborted, within } = bounds(signalsOf(options, context), checkTimeoutOf(options))
 
-  // 1. found
-  const tool = findTool(tools, name)
+  // 1. found. The tool's name is read once, here: every later step uses this name.
+  const found = findToolNamed(tools, name)
+  const tool = found?.tool
   const call = tool ? readField<unknown>(tool, 'call') : undefined
-  if (!tool || !call?.ok || typeof call.value !== 'function') {
+  if (!found || !tool || !call?.ok || typeof call.value !== 'function') {
     const suggestions = await suggest(name, tools)
     const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ''
     return refuse(name, 'not_found', `Tool "${name}" not found. Use ${names.search} to discover available tools.${hint}`, { suggestions })
   }
-  const targetName = fieldOrUndefined(tool, 'name')
-  const target = typeof targetName === 'string' ? targetName : name
+  const target = found.name
+  if (aborted()) return refuse(target, 'denied', `The call to "${target}" was aborted before it ran.`)
 
-  // 2. discovered
-  if (fieldOrUndefined(options, 'requireDiscovered') === true) {
+  // 2. discovered (an unreadable requireDiscovered counts as set: doubt stops)
+  const required = readField<unknown>(options, 'requireDiscovered')
+  if (!required.ok || required.value === true) {
     const coreTools = fieldOrUndefined<Iterable<string>>(options, 'coreTools')
     let core: ReadonlySet<string> = CORE_TOOLS
     if (coreTools !== undefined) {
@@ -178,29 +299,65 @@ export async function executeTool(
   }
 
   // 3. enabled
-  if (!(await isEnabled(tool))) {
+  const enabled = async (): Promise<boolean> => {
+    try {
+      return await within(isEnabled(tool), 'check')
+    } catch {
+      return false
+    }
+  }
+  if (!(await enabled())) {
     return refuse(target, 'disabled', `Tool "${target}" is disabled and cannot be executed.`)
   }
 
   // 4. input: schema, then the tool's own check
   const given = paramsRead.value === undefined || paramsRead.value === null ? {} : paramsRead.value
-  const checked = await checkInput(tool, given)
+  let checked: Checked
+  try {
+    checked = await within(checkInput(tool, given), 'check')
+  } catch (e) {
+    checked = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
+  }
   if (!checked.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${checked.message}`)
-  const own = await toolAcceptsInput(tool, checked.value, context)
+  let own: Awaited<ReturnType<typeof toolAcceptsInput>>
+  try {
+    own = await within(toolAcceptsInput(tool, checked.value, context), 'check')
+  } catch (e) {
+    own = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
+  }
   if (own) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${own.message}`)
 
   // 5. permission
-  const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage)
+  const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage, within)
   if (permission.stopped) return refuse(target, 'denied', `Permission to use "${target}" was denied: ${permission.message}`)
   let callInput = checked.value
   if (permission.updated) {
     // A replaced input is checked again, as if the model had sent it.
-    const again = await checkInput(tool, permission.input)
+    let again: Checked
+    try {
+      again = await within(checkInput(tool, permission.input), 'check')
+    } catch (e) {
+      again = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
+    }
     if (!again.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}" after the permission decision: ${again.message}`)
     callInput = again.value
   }
 
-  // 6. call
+  // 6. still the tool that was checked: while the checks were pending the host may have
+  // replaced its list, removed the tool, renamed it or disabled it.
+  let now: Found | undefined
+  try {
+    now = findToolNamed(readToolList(context), name)
+  } catch {
+    now = undefined
+  }
+  if (!now || now.tool !== tool || now.name !== target) {
+    return refuse(target, 'not_found', `Tool "${target}" is no longer available: the tool list changed while the call was being checked.`)
+  }
+  if (!(await enabled())) return refuse(target, 'disabled', `Tool "${target}" was disabled while the call was being checked.`)
+  if (aborted()) return refuse(target, 'denied', `The call to "${target}" was aborted before it ran.`)
+
+  // 7. call
   const result = await (call.value as (...a: unknown[]) => unknown).call(tool, callInput, context, canUseTool, parentMessage, onProgress)
   return { tool_name: target, result }
 }

@@ -93,3 +93,27 @@ export function checkToolArray(v: unknown, what: string): asserts v is readonly 
     throw new ToolIndexError('E_TOO_LARGE', `${what} has ${length} elements; the limit is ${LIMITS.toolCount}`)
   }
 }
+
+/**
+ * `checkToolArray`, then a plain copy made with the length read that once: a Proxy whose
+ * `length` changes between reads (1 when checked, 2**31 when walked) cannot make a later walk
+ * run for billions of steps. An element that cannot be read is `undefined` in the copy.
+ */
+export function copyToolArray<T = unknown>(v: unknown, what: string): T[] {
+  const length = readingInput(`${what}.length`, () => {
+    if (!Array.isArray(v)) throw invalidArg(`${what} must be an array, got ${typeName(v)}`)
+    return v.length
+  })
+  if (length > LIMITS.toolCount) {
+    throw new ToolIndexError('E_TOO_LARGE', `${what} has ${length} elements; the limit is ${LIMITS.toolCount}`)
+  }
+  const out = new Array<T>(length)
+  for (let i = 0; i < length; i++) {
+    try {
+      out[i] = (v as T[])[i]
+    } catch {
+      out[i] = undefined as T
+    }
+  }
+  return out
+}

@@ -8,25 +8,69 @@ import { fieldOrUndefined } from './safeRead'
 /** Aliases looked at per tool, at most. */
 const MAX_ALIASES = 1000
 
-/** The first tool named `name`, else the first with `name` among its `aliases`. */
-export function findTool<T = object>(tools: readonly unknown[], name: string): T | undefined {
+/**
+ * A tool's aliases as plain strings: each element read once by index (never through an
+ * `includes` or iterator a Proxy could answer), at most `MAX_ALIASES`; unreadable → none.
+ */
+export function aliasesOf(tool: object): string[] {
+  const aliases = fieldOrUndefined(tool, 'aliases')
+  const out: string[] = []
+  try {
+    if (!Array.isArray(aliases)) return out
+    const n = aliases.length
+    if (!(n <= MAX_ALIASES)) return out
+    for (let i = 0; i < n; i++) {
+      const a: unknown = aliases[i]
+      if (typeof a === 'string') out.push(a)
+    }
+  } catch {
+    return []
+  }
+  return out
+}
+
+/** A match: the tool and the name it had when it was matched (read once). */
+export interface Found<T = object> {
+  tool: T
+  name: string
+}
+
+/**
+ * The first tool named `name`, else the first with `name` among its `aliases`, with the tool's
+ * name as read during the look-up (a getter is not asked again).
+ */
+export function findToolNamed<T = object>(tools: readonly unknown[], name: string): Found<T> | undefined {
   const n = tools.length
   for (let i = 0; i < n; i++) {
     const t = tools[i]
-    if (t !== null && typeof t === 'object' && fieldOrUndefined(t, 'name') === name) return t as T
+    if (t !== null && typeof t === 'object' && fieldOrUndefined(t, 'name') === name) return { tool: t as T, name }
   }
   for (let i = 0; i < n; i++) {
     const t = tools[i]
     if (t === null || typeof t !== 'object') continue
-    const aliases = fieldOrUndefined(t, 'aliases')
-    if (!Array.isArray(aliases) || aliases.length > MAX_ALIASES) continue
-    try {
-      if (aliases.includes(name)) return t as T
-    } catch {
-      // a hostile aliases array: not this tool
-    }
+    if (!aliasesOf(t).includes(name)) continue
+    const own = fieldOrUndefined(t, 'name')
+    if (typeof own === 'string') return { tool: t as T, name: own }
   }
   return undefined
+}
+
+/** The first tool named `name`, else the first with `name` among its `aliases`. */
+export function findTool<T = object>(tools: readonly unknown[], name: string): T | undefined {
+  return findToolNamed<T>(tools, name)?.tool
+}
+
+/** `findTool` for many names: one pass over the tools, then a map look-up a name. */
+export function toolLookup<T = object>(tools: readonly unknown[]): (name: string) => T | undefined {
+  const byName = new Map<string, T>()
+  const byAlias = new Map<string, T>()
+  for (const t of tools) {
+    if (t === null || typeof t !== 'object') continue
+    const name = fieldOrUndefined(t, 'name')
+    if (typeof name === 'string' && !byName.has(name)) byName.set(name, t as T)
+    for (const a of aliasesOf(t)) if (!byAlias.has(a)) byAlias.set(a, t as T)
+  }
+  return (name) => byName.get(name) ?? byAlias.get(name)
 }
 
 /**

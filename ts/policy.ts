@@ -91,6 +91,7 @@ export async function decidePermission(
   context: unknown,
   canUseTool: unknown,
   parentMessage: unknown,
+  within: <T>(p: Promise<T> | T, kind: 'check' | 'prompt') => Promise<T> = (p) => Promise.resolve(p),
 ): Promise<Stop | { stopped: false; input: unknown; updated: boolean }> {
   // No check is `passthrough`: the host's canUseTool decides. A throwing or malformed check is a
   // denial (every doubt is), as is a second ask/passthrough from the host.
@@ -102,7 +103,7 @@ export async function decidePermission(
   }
   if (typeof f.value === 'function') {
     try {
-      decision = readDecision(await f.value.call(tool, input, context))
+      decision = readDecision(await within(f.value.call(tool, input, context), 'check'))
     } catch (e) {
       return { stopped: true, message: `its checkPermissions threw: ${describeError(e)}` }
     }
@@ -119,7 +120,7 @@ export async function decidePermission(
       return { stopped: true, message: 'this tool needs permission and no permission prompt is available' }
     }
     try {
-      decision = readDecision(await (canUseTool as CanUseTool)(tool, current, context, parentMessage))
+      decision = readDecision(await within((canUseTool as CanUseTool)(tool, current, context, parentMessage), 'prompt'))
     } catch (e) {
       return { stopped: true, message: `the permission prompt failed: ${describeError(e)}` }
     }

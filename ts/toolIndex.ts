@@ -7,7 +7,7 @@
 import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_LIMIT, LIMITS, displayMinScore, tuningOf } from './config'
-import { checkCallback, checkLength, checkToolArray, checkScoring, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkCallback, checkLength, checkToolArray, copyToolArray, checkScoring, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { schemaText } from './schema'
 import type { BuildOptions, Scoring, Tuning, ToolEntryInput, ToolIndexEntry, ToolSearchResult } from './types'
 
@@ -116,11 +116,12 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** Build synchronously from plain entries (all are indexed; no deferral filter). */
   static fromEntries(entries: readonly ToolEntryInput[], options?: Pick<BuildOptions, 'scoring' | 'tuning'>): ToolIndex {
     const { stored, scoring, tuning } = readingInput('the entries', () => {
-      checkToolArray(entries, 'entries')
+      // One read of the list: a Proxy whose length grows after the check walks no further.
+      const list = copyToolArray<ToolEntryInput>(entries, 'entries')
       if (options !== undefined && options !== null && typeof options !== 'object') {
         throw invalidArg(`options must be an object, got ${typeName(options)}`)
       }
-      return { scoring: checkScoring(options?.scoring), tuning: options?.tuning, stored: entries.map(checkEntry) }
+      return { scoring: checkScoring(options?.scoring), tuning: options?.tuning, stored: list.map(checkEntry) }
     })
     return new ToolIndex(newState(stored, scoring, tuning))
   }
@@ -235,8 +236,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
   upsert(entries: readonly ToolEntryInput[]): void {
     const stored = readingInput('the entries', () => {
-      checkToolArray(entries, 'entries')
-      return entries.map(checkEntry)
+      return copyToolArray<ToolEntryInput>(entries, 'entries').map(checkEntry)
     })
     upsertStored(this.#state, stored)
   }

@@ -4,9 +4,9 @@
  */
 import { ToolIndexError, invalidArg } from './errors'
 import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
-import { checkToolArray, readingInput, stringList, typeName } from './input'
+import { copyToolArray, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
-import { byLowercasedName, findTool, isDeferredBy } from './lookup'
+import { byLowercasedName, isDeferredBy, toolLookup } from './lookup'
 import { fieldOrUndefined } from './safeRead'
 import { ToolIndexCache } from './cache'
 import { inputSchemaOf } from './schema'
@@ -132,7 +132,7 @@ function pendingServers(v: unknown): string[] {
 export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
   if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
-  const { query, max, tools, coreList, session, cacheOpt, pendingList } = readingInput('the ToolSearch input', () => ({
+  const { query, max, tools: given, coreList, session, cacheOpt, pendingList } = readingInput('the ToolSearch input', () => ({
     query: input.query,
     max: input.max_results ?? DEFAULT_LIMIT,
     tools: ctx.tools,
@@ -149,7 +149,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
   }
   const maxResults = Math.trunc(max)
-  checkToolArray(tools, 'toolSearch: ctx.tools')
+  const tools = copyToolArray<ToolLike>(given, 'toolSearch: ctx.tools')
   if (session !== undefined && !(session instanceof ToolSearchSession)) {
     throw invalidArg('toolSearch: ctx.session must be a ToolSearchSession')
   }
@@ -268,9 +268,9 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
     matches: output.matches.slice(0, 10_000).map((m) => String(m)),
     pending: Array.isArray(output.pending_mcp_servers) ? output.pending_mcp_servers.slice(0, 1000).map((m) => String(m)) : [],
     text: typeof output.text === 'string' ? output.text : undefined,
-    loadedList: Array.isArray(output.already_loaded) ? output.already_loaded.map((m) => String(m)) : [],
+    loadedList: Array.isArray(output.already_loaded) ? output.already_loaded.slice(0, 10_000).map((m) => String(m)) : [],
     supportsRef: options.supportsToolReference === true,
-    tools: Array.isArray(options.tools) ? options.tools : undefined,
+    tools: Array.isArray(options.tools) ? copyToolArray<ToolLike>(options.tools, 'options.tools') : undefined,
     names: toolNames({ search: options.names?.search, execute: options.names?.execute ?? options.executeToolName }),
   }))
   const block = (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', tool_use_id: toolUseId, content })
@@ -285,8 +285,10 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
   if (supportsRef) return block(matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name })))
   const loaded = new Set(loadedList)
   const deferred = matches.filter((n) => !loaded.has(n))
+  // One pass over the tools, then one look-up a match (10k matches over 100k tools stay linear).
+  const lookup = tools ? toolLookup(tools) : undefined
   const lines = matches.map((name) => {
-    const tool = tools ? findTool<ToolLike>(tools, name) : undefined
+    const tool = lookup?.(name)
     const d = tool ? fieldOrUndefined<unknown>(tool, 'description') : undefined
     const desc = typeof d === 'string' && d ? ` — ${firstLine(d)}` : ''
     if (loaded.has(name)) return `- ${name} (already loaded: call it directly, not through ${names.execute})${desc}`

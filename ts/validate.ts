@@ -72,23 +72,52 @@ function ajvFor(draft: Draft): Ajv {
   return e.ajv
 }
 
-/** Draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`, anywhere in the schema. */
-function usesDraft04Booleans(schema: unknown): boolean {
+/** An `enum` longer than this makes the schema unusable (ajv's compile time grows with its square). */
+export const MAX_ENUM_VALUES = 10_000
+
+/** Keywords only 2019-09 and later define (draft-07 would ignore them and let anything pass). */
+const KEYWORDS_2019 = ['unevaluatedProperties', 'unevaluatedItems', 'dependentRequired', 'dependentSchemas', 'minContains', 'maxContains', '$recursiveRef', '$recursiveAnchor']
+/** Keywords only 2020-12 defines. */
+const KEYWORDS_2020 = ['prefixItems', '$dynamicRef', '$dynamicAnchor']
+
+interface Traits {
+  d4: boolean
+  d2019: boolean
+  d2020: boolean
+  /** The longest `enum` anywhere. */
+  longestEnum: number
+}
+
+/** One walk over the schema (at most 10,000 objects): the draft its keywords need, and its largest enum. */
+function traitsOf(schema: unknown): Traits {
+  const t: Traits = { d4: false, d2019: false, d2020: false, longestEnum: 0 }
   const seen = new Set<object>()
   const stack: unknown[] = [schema]
   while (stack.length) {
     const node = stack.pop()
     if (node === null || typeof node !== 'object' || seen.has(node)) continue
     seen.add(node)
-    if (seen.size > 10_000) return false
+    if (seen.size > 10_000) break
+    if (Array.isArray(node)) {
+      if (node.length > MAX_ENUM_VALUES) {
+        // a long array: only its length matters here (an enum, or items nobody walks further)
+        t.longestEnum = Math.max(t.longestEnum, node.length)
+        continue
+      }
+      for (const v of node) if (v !== null && typeof v === 'object') stack.push(v)
+      continue
+    }
     const o = node as Record<string, unknown>
-    if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') return true
+    if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') t.d4 = true
+    if (Array.isArray(o.enum)) t.longestEnum = Math.max(t.longestEnum, o.enum.length)
+    for (const k of KEYWORDS_2019) if (Object.prototype.hasOwnProperty.call(o, k)) t.d2019 = true
+    for (const k of KEYWORDS_2020) if (Object.prototype.hasOwnProperty.call(o, k)) t.d2020 = true
     for (const v of Object.values(o)) if (v !== null && typeof v === 'object') stack.push(v)
   }
-  return false
+  return t
 }
 
-function draftOf(schema: Record<string, unknown>): Draft {
+function draftOf(schema: Record<string, unknown>, traits: Traits): Draft {
   const declared = schema.$schema
   if (typeof declared === 'string') {
     if (declared.includes('2020-12')) return 'd2020'
@@ -96,13 +125,22 @@ function draftOf(schema: Record<string, unknown>): Draft {
     if (declared.includes('draft-04') || declared.includes('draft-03')) return 'd4'
     if (declared.includes('draft-07') || declared.includes('draft-06')) return 'd7'
   }
-  return usesDraft04Booleans(schema) ? 'd4' : 'd7'
+  // Undeclared: the draft whose keywords the schema uses. A keyword a draft does not know is
+  // ignored by that draft, so `unevaluatedProperties: false` under draft-07 would accept anything.
+  if (traits.d4) return 'd4'
+  if (traits.d2020) return 'd2020'
+  if (traits.d2019) return 'd2019'
+  return 'd7'
 }
 
 function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
-  const draft = draftOf(schema)
+  const traits = traitsOf(schema)
+  if (traits.longestEnum > MAX_ENUM_VALUES) {
+    throw new Error(`an enum of ${traits.longestEnum} values (the limit is ${MAX_ENUM_VALUES})`)
+  }
+  const draft = draftOf(schema, traits)
   let s: Record<string, unknown> = schema
-  if (typeof schema.$schema === 'string' && draft === 'd7' && !schema.$schema.includes('draft-07')) {
+  if (typeof schema.$schema === 'string' && !schema.$schema.includes(draft === 'd4' ? 'draft-04' : draft === 'd2019' ? '2019-09' : draft === 'd2020' ? '2020-12' : 'draft-07')) {
     // draft-06 means the same as draft-07 for the keywords tools use; ajv only knows the latter.
     const { $schema: _drop, ...rest } = schema
     s = rest
@@ -262,10 +300,11 @@ class ShapeError extends Error {}
  * `constructor` / `prototype` keys anywhere, nesting deeper than `MAX_INPUT_DEPTH`, cycles, more
  * than `MAX_INPUT_NODES` values, arrays longer than `MAX_INPUT_ARRAY_LENGTH` or with holes (a
  * sparse `length = 2**32 - 1` array would make a schema walk four billion holes), functions and
- * symbols, and keys or values that cannot be read (a hostile Proxy). Objects that are not plain
- * (a `Date`, a class instance) are kept by reference as leaves.
+ * symbols, and keys or values that cannot be read (a hostile Proxy). `strict` (the input):
+ * NaN and ±Infinity, and objects that are not plain data, are refused too, except a real `Date`,
+ * which is copied. Not strict (a schema's own parsed output): such objects are kept as leaves.
  */
-export function snapshotInput(value: unknown): Checked {
+export function snapshotInput(value: unknown, strict = true): Checked {
   const ancestors = new Set<object>()
   let nodes = 0
   const fail = (why: string): never => {
@@ -275,6 +314,9 @@ export function snapshotInput(value: unknown): Checked {
     const where = path || '(params)'
     if (++nodes > MAX_INPUT_NODES) fail(`more than ${MAX_INPUT_NODES} values`)
     if (typeof v === 'function' || typeof v === 'symbol') fail(`a ${typeof v} at ${where}`)
+    // JSON has no NaN or Infinity: sent on to an MCP server they would become `null` after the
+    // schema had seen a number.
+    if (strict && typeof v === 'number' && !Number.isFinite(v)) fail(`a number that is not finite (${v}) at ${where}`)
     if (v === null || typeof v !== 'object') return v
     if (depth > MAX_INPUT_DEPTH) fail(`nesting deeper than ${MAX_INPUT_DEPTH} at ${where}`)
     if (ancestors.has(v)) fail(`a cycle at ${where}`)
@@ -292,7 +334,20 @@ export function snapshotInput(value: unknown): Checked {
       return out
     }
     const proto = Object.getPrototypeOf(v)
-    if (proto !== Object.prototype && proto !== null) return v
+    if (proto !== Object.prototype && proto !== null) {
+      if (!strict) return v
+      // The input is data: a real Date is copied (zod's `date()`); anything else that is not a
+      // plain object (a Map, a typed array, a boxed string, a class instance whose getters could
+      // answer the schema one thing and the target another) is refused.
+      let time: number | undefined
+      try {
+        time = Date.prototype.getTime.call(v)
+      } catch {
+        time = undefined
+      }
+      if (time !== undefined) return new Date(time)
+      fail(`an object that is not plain data at ${where}`)
+    }
     ancestors.add(v)
     const out: Record<string, unknown> = {}
     for (const key of Reflect.ownKeys(v)) {
@@ -314,8 +369,8 @@ export function snapshotInput(value: unknown): Checked {
 }
 
 /** Why `snapshotInput` refuses a value, or `undefined` when it would not. */
-export function checkInputShape(value: unknown): string | undefined {
-  const r = snapshotInput(value)
+export function checkInputShape(value: unknown, strict = true): string | undefined {
+  const r = snapshotInput(value, strict)
   return r.ok ? undefined : r.message
 }
 
@@ -327,7 +382,9 @@ export async function checkInput(tool: object, input: unknown): Promise<Checked>
   if (!checked.ok) return checked
   // A zod transform may build a new value: it must pass the shape check too.
   if (checked.value !== snap.value) {
-    const after = checkInputShape(checked.value)
+    // The schema's own output may hold what the schema made (a URL from a transform): only the
+    // shape is checked (no forbidden keys, cycles, depth).
+    const after = checkInputShape(checked.value, false)
     if (after) return { ok: false, message: `the parsed input has ${after}` }
   }
   return checked
