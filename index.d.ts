@@ -285,7 +285,7 @@ export interface Tuning {
   abstainCoverage?: number
   /** Weight of query words no tool has, in the query's IDF mass. */
   unknownWeight?: number
-  /** Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off). */
+  /** Abstain when the best tool's confidence is below this (default 0.23; 0 turns it off). */
   abstainConfidence?: number
   /** Evidence at which confidence is one half (default 1). */
   confidenceScale?: number

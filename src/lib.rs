@@ -396,7 +396,7 @@ pub struct Tuning {
     pub abstain_coverage: Option<f64>,
     /// Weight of query words no tool has, in the query's IDF mass.
     pub unknown_weight: Option<f64>,
-    /// Abstain when the best tool's confidence is below this (default 0.25; 0 turns it off).
+    /// Abstain when the best tool's confidence is below this (default 0.23; 0 turns it off).
     pub abstain_confidence: Option<f64>,
     /// Evidence at which confidence is one half (default 1).
     pub confidence_scale: Option<f64>,

@@ -98,7 +98,7 @@ impl Default for Params {
             lexicon_weight: 0.8,
             abstain_coverage: 0.5,
             unknown_weight: 0.25,
-            abstain_confidence: 0.25,
+            abstain_confidence: 0.23,
             confidence_scale: 1.0,
             clause_weight: 0.4,
             synonym_weight: 0.2,
