@@ -57,6 +57,10 @@ fn real_tools() -> &'static Vec<(String, String)> {
             }
         }
         // Fallback: deterministic generated text.
+        eprintln!(
+            "benches: no ETOM tools at {dir}/etom/tools.json (set TOOL_INDEX_BENCH_DATA to a \
+             bench-data folder); timing generated text instead"
+        );
         const WORDS: [&str; 24] = [
             "create",
             "list",
