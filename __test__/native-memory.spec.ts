@@ -1,9 +1,10 @@
 /**
  * A dropped index's native memory comes back without dispose(), even in a loop that never yields
  * to the event loop: each runtime runs `bench/soak.mjs --no-yield` build/drop cycles of a
- * 200-tool index in a child process, once with dispose() and once without, and the growth
- * without it must stay bounded (under Node the finalizers used to wait for the event loop, so
- * 2,000 such cycles grew RSS by about 950 MB). Times are printed, not asserted.
+ * 200-tool index in a child process, with dispose() and without, and the growth without it
+ * must stay within a few MB (under Node the finalizers used to wait for the event loop, so
+ * 2,000 such cycles grew RSS by about 950 MB; then V8's external-memory pace let about 100 MB
+ * wait). Times are printed, not asserted.
  */
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
@@ -22,16 +23,20 @@ function run(runtime: string, variant: string): Row {
 
 describe('native memory without dispose(), no-yield loop', () => {
   for (const [name, runtime] of [['node', 'node'], ['bun', process.execPath]] as const) {
-    test(`${name}: ${CYCLES} build/drop cycles stay bounded`, () => {
+    test(`${name}: ${CYCLES} build/drop cycles stay within a few MB`, () => {
       const disposed = run(runtime, 'native+dispose')
       const dropped = run(runtime, 'native')
+      const wrapped = run(runtime, 'fromEntries')
       const grew = (r: Row) => r.rssMaxMB - r.rssStartMB
-      console.log(`${name}: with dispose +${grew(disposed).toFixed(1)} MB (${disposed.seconds} s); without +${grew(dropped).toFixed(1)} MB (${dropped.seconds} s)`)
-      // Without finalizers running, 2,000 cycles hold ~950 MB; the engine's GC heuristics let a
-      // bounded amount of garbage (about V8's 64 MB external-memory step) build up first.
-      expect(grew(dropped)).toBeLessThan(300)
-      expect(grew(disposed)).toBeLessThan(100)
-    }, 120_000)
+      console.log(
+        `${name}: with dispose +${grew(disposed).toFixed(1)} MB (${disposed.seconds} s); without +${grew(dropped).toFixed(1)} MB (${dropped.seconds} s); fromEntries without +${grew(wrapped).toFixed(1)} MB (${wrapped.seconds} s)`,
+      )
+      // Left to the engines' own pace, Node let about 100 MB of dropped indexes wait (V8's
+      // 64 MB external-memory step); the addon asks for a collection every 4 MB built.
+      expect(grew(dropped)).toBeLessThan(30)
+      expect(grew(wrapped)).toBeLessThan(30)
+      expect(grew(disposed)).toBeLessThan(20)
+    }, 180_000)
   }
 })
 

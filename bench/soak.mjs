@@ -35,8 +35,12 @@ const { ToolIndex } = pkg
 // ---------------------------------------------------------------------------------------------
 // No-yield mode: one child process per variant, a table of RSS
 
-/** The variants of the no-yield soak: how an index is built, and whether it is disposed. */
-const NO_YIELD_VARIANTS = ['native', 'native+dispose', 'fromEntries', 'fromEntries+dispose', 'buildToolIndex', 'buildToolIndex+dispose']
+/**
+ * The variants of the no-yield soak: how an index is built, and whether it is disposed.
+ * `minisearch` is the control: the same tools into a pure-JavaScript search library, which
+ * shows what the runtime's own heap does in such a loop.
+ */
+const NO_YIELD_VARIANTS = ['native', 'native+dispose', 'fromEntries', 'fromEntries+dispose', 'buildToolIndex', 'buildToolIndex+dispose', 'minisearch']
 
 /** Run `cycles` build/drop cycles of `size` tools without yielding; returns RSS figures in MB. */
 async function noYieldChild(variant, cycles, size) {
@@ -50,6 +54,7 @@ async function noYieldChild(variant, cycles, size) {
   }
   const dispose = variant.endsWith('+dispose')
   const kind = variant.replace('+dispose', '')
+  const MiniSearch = kind === 'minisearch' ? (await import('minisearch')).default : undefined
   const rssStart = process.memoryUsage().rss
   let rssMax = rssStart
   let rssWarm = rssStart
@@ -61,14 +66,17 @@ async function noYieldChild(variant, cycles, size) {
         ? new native.ToolIndex(tools)
         : kind === 'fromEntries'
           ? pkg.ToolIndex.fromEntries(tools)
-          : await pkg.buildToolIndex(tools)
-    index.search('create a github issue', 5)
+          : kind === 'minisearch'
+            ? new MiniSearch({ fields: ['name', 'description'], idField: 'name' })
+            : await pkg.buildToolIndex(tools)
+    if (kind === 'minisearch') index.addAll(tools)
+    index.search('create a github issue', kind === 'minisearch' ? undefined : 5)
     if (dispose) index.dispose()
     if (i % 500 === 499) rssMax = Math.max(rssMax, process.memoryUsage().rss)
     if (i === warmAt) rssWarm = process.memoryUsage().rss
   }
   const rssEnd = process.memoryUsage().rss
-  return { variant, cycles, size, seconds: Math.round((performance.now() - t0) / 100) / 10, rssStartMB: mb(rssStart), rssWarmMB: mb(rssWarm), rssEndMB: mb(rssEnd), rssMaxMB: mb(Math.max(rssMax, rssEnd)), afterWarmPct: Math.round(((rssEnd - rssWarm) / rssWarm) * 1000) / 10 }
+  return { variant, cycles, size, seconds: Math.round((performance.now() - t0) / 100) / 10, rssStartMB: mb(rssStart), rssWarmMB: mb(rssWarm), rssEndMB: mb(rssEnd), rssMaxMB: mb(Math.max(rssMax, rssEnd)), afterWarmPct: Math.round(((rssEnd - rssWarm) / rssWarm) * 1000) / 10, fromStartPct: Math.round(((rssEnd - rssStart) / rssStart) * 1000) / 10 }
 }
 
 if (process.argv.includes('--no-yield')) {
@@ -87,8 +95,8 @@ if (process.argv.includes('--no-yield')) {
   const { spawnSync } = await import('node:child_process')
   const rt = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`
   console.log(`no-yield soak (${rt}): ${cycles} build/drop cycles of ${size} tools, one child process per variant`)
-  console.log('| variant | seconds | RSS start MB | RSS after 20% MB | RSS end MB | RSS max MB | growth after 20% |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  console.log('| variant | seconds | RSS start MB | RSS after 20% MB | RSS end MB | RSS max MB | growth after 20% | growth from start |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const variant of NO_YIELD_VARIANTS) {
     const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--no-yield', '--cycles', String(cycles), '--tools', String(size), '--child', variant], { encoding: 'utf8' })
     const line = r.stdout.trim().split('\n').pop() ?? ''
@@ -96,10 +104,10 @@ if (process.argv.includes('--no-yield')) {
     try {
       row = JSON.parse(line)
     } catch {
-      console.log(`| ${variant} | failed: status ${r.status} ${r.signal ?? ''} ${r.stderr.slice(0, 200).replace(/\n/g, ' ')} | | | | | |`)
+      console.log(`| ${variant} | failed: status ${r.status} ${r.signal ?? ''} ${r.stderr.slice(0, 200).replace(/\n/g, ' ')} | | | | | | |`)
       continue
     }
-    console.log(`| ${variant} | ${row.seconds} | ${row.rssStartMB} | ${row.rssWarmMB} | ${row.rssEndMB} | ${row.rssMaxMB} | ${row.afterWarmPct}% |`)
+    console.log(`| ${variant} | ${row.seconds} | ${row.rssStartMB} | ${row.rssWarmMB} | ${row.rssEndMB} | ${row.rssMaxMB} | ${row.afterWarmPct}% | ${row.fromStartPct}% |`)
   }
   process.exit(0)
 }

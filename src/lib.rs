@@ -9,10 +9,12 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::time::Instant;
 use tool_index_core as core;
 use tool_index_core::engine::{self, Engine};
 use tool_index_core::ErrorCode;
 
+mod memory;
 mod vector;
 
 /// The JavaScript error for a core error.
@@ -617,7 +619,7 @@ impl ToolIndex {
     /// Report the change in the index's native size to the engine's GC accounting.
     fn account(&mut self, env: &Env) {
         let now = self.inner.as_ref().map_or(0, |e| e.heap_bytes()) as i64;
-        if now != self.reported && env.adjust_external_memory(now - self.reported).is_ok() {
+        if memory::report(env, now - self.reported) {
             self.reported = now;
         }
     }
@@ -632,7 +634,9 @@ fn disposed() -> Error<ErrorCode> {
 
 impl ObjectFinalize for ToolIndex {
     fn finalize(mut self, env: Env) -> Result<()> {
+        let started = Instant::now();
         self.inner = None;
+        memory::freed(started.elapsed());
         self.account(&env);
         Ok(())
     }
@@ -647,6 +651,7 @@ impl ToolIndex {
         #[napi(ts_arg_type = "Array<ToolEntry>")] tools: Entries,
         options: Option<IndexOptions>,
     ) -> Result<Self, ErrorCode> {
+        let started = Instant::now();
         let options = match options {
             Some(o) => o.try_into()?,
             None => engine::EngineOptions::default(),
@@ -657,6 +662,7 @@ impl ToolIndex {
             reported: 0,
         };
         index.account(&env);
+        memory::after_build(&env, started.elapsed());
         Ok(index)
     }
 
@@ -756,9 +762,11 @@ impl ToolIndex {
         env: Env,
         #[napi(ts_arg_type = "Array<ToolEntry>")] tools: Entries,
     ) -> Result<Vec<u32>, ErrorCode> {
+        let started = Instant::now();
         let docs = docs(tools)?;
         let ids = self.engine_mut()?.upsert(docs).map_err(coded)?;
         self.account(&env);
+        memory::after_build(&env, started.elapsed());
         Ok(ids)
     }
 

@@ -1,0 +1,158 @@
+//! The indexes' native memory as the JavaScript engine sees it.
+//!
+//! Every index reports its native size (N-API external memory), so the garbage collector
+//! weighs a wrapper by what it holds. That alone lets a loop that drops indexes without
+//! `dispose()` pile up garbage: V8 starts a collection for external memory only once it has
+//! grown 64 MB since the last one, and in a loop that never yields its heap only grows.
+//! So this module keeps a per-thread ledger of what indexes built, and once
+//! [`MIN_CHURN`] bytes have been built since the last collection it asked for, it asks for
+//! one: under V8 by reporting, for the span of one call, more than V8's hard external limit
+//! (V8 then collects at once and runs the finalizers of dropped indexes), under Bun through
+//! `Bun.gc(true)`. The pace is amortized against build time: a collection is asked for only
+//! after [`WORK_PER_COLLECTION`] times the previous one's cost in building, so where a
+//! collection is slow (a large JavaScript heap) more garbage may wait, in proportion.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
+use napi::{Env, ValueType};
+
+/// Bytes built (reported upward) since the last collection before another is asked for.
+pub const MIN_CHURN: i64 = 4 << 20;
+
+/// Build time owed per unit of collection time: collections take at most half of a loop
+/// that does nothing but build, and a share of one that does anything else.
+pub const WORK_PER_COLLECTION: u32 = 1;
+
+/// More than V8's hard external-memory limit (half the old-generation maximum): reported for
+/// the span of one call, it makes V8 collect at once instead of starting incremental marking.
+const V8_PRESSURE: i64 = 1 << 44;
+
+/// The JavaScript engine this thread runs, found on first use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runtime {
+    Unknown,
+    V8,
+    Bun,
+}
+
+#[derive(Clone, Copy)]
+struct Ledger {
+    runtime: Runtime,
+    /// Bytes reported upward (builds, updates) since the last collection asked for.
+    churn: i64,
+    /// Build time since that collection.
+    work: Duration,
+    /// How long that collection took, less the finalizers' freeing.
+    cost: Duration,
+    /// Time finalizers spent freeing indexes (a running sum).
+    freeing: Duration,
+}
+
+thread_local! {
+    static LEDGER: Cell<Ledger> = const {
+        Cell::new(Ledger {
+            runtime: Runtime::Unknown,
+            churn: 0,
+            work: Duration::ZERO,
+            cost: Duration::ZERO,
+            freeing: Duration::ZERO,
+        })
+    };
+}
+
+fn update(f: impl FnOnce(&mut Ledger)) {
+    LEDGER.with(|l| {
+        let mut v = l.get();
+        f(&mut v);
+        l.set(v);
+    });
+}
+
+/// Report `delta` bytes of change in one index's native size to the engine. Returns whether
+/// the engine took it (the caller then records the new size). Callable from a finalizer.
+pub fn report(env: &Env, delta: i64) -> bool {
+    if delta == 0 {
+        return true;
+    }
+    if env.adjust_external_memory(delta).is_err() {
+        return false;
+    }
+    if delta > 0 {
+        update(|v| v.churn += delta);
+    }
+    true
+}
+
+/// A finalizer freed an index's native memory in `took`.
+pub fn freed(took: Duration) {
+    update(|v| v.freeing += took);
+}
+
+/// After a build or an update that took `work`: ask the engine to collect garbage when it is
+/// due (see the module's documentation). Never call from a finalizer.
+pub fn after_build(env: &Env, work: Duration) {
+    let mut v = LEDGER.with(Cell::get);
+    v.work += work;
+    let due = v.churn >= MIN_CHURN && v.work >= v.cost * WORK_PER_COLLECTION;
+    if due && v.runtime == Runtime::Unknown {
+        v.runtime = if is_bun(env) {
+            Runtime::Bun
+        } else {
+            Runtime::V8
+        };
+    }
+    LEDGER.with(|l| l.set(v));
+    if !due {
+        return;
+    }
+    let started = Instant::now();
+    match v.runtime {
+        Runtime::Bun => bun_gc(env),
+        _ => {
+            // Finalizers of dropped indexes run inside this call.
+            if env.adjust_external_memory(V8_PRESSURE).is_ok() {
+                let _ = env.adjust_external_memory(-V8_PRESSURE);
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    update(|now| {
+        // Freeing the dropped indexes is owed whether or not a collection runs (dispose()
+        // pays it too); only the collection itself sets the pace. Counting it would let the
+        // pace slow as garbage grows, and the garbage grow as the pace slows.
+        now.cost = elapsed.saturating_sub(now.freeing.saturating_sub(v.freeing));
+        now.churn = 0;
+        now.work = Duration::ZERO;
+    });
+}
+
+/// Bun: a global `Bun` object and `process.versions.bun` a string.
+fn is_bun(env: &Env) -> bool {
+    let Ok(global) = env.get_global() else {
+        return false;
+    };
+    let bun = global
+        .get_named_property::<Unknown>("Bun")
+        .is_ok_and(|b| b.get_type().is_ok_and(|t| t == ValueType::Object));
+    let versioned = global
+        .get_named_property::<Object>("process")
+        .and_then(|p| p.get_named_property::<Object>("versions"))
+        .and_then(|v| v.get_named_property::<Unknown>("bun"))
+        .is_ok_and(|b| b.get_type().is_ok_and(|t| t == ValueType::String));
+    bun && versioned
+}
+
+/// `Bun.gc(true)`: a synchronous full collection. A failure is ignored (nothing is freed).
+fn bun_gc(env: &Env) {
+    let Ok(global) = env.get_global() else {
+        return;
+    };
+    let gc = global
+        .get_named_property::<Object>("Bun")
+        .and_then(|b| b.get_named_property::<Function<bool, Unknown>>("gc"));
+    if let Ok(gc) = gc {
+        let _ = gc.call(true);
+    }
+}
