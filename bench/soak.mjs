@@ -55,22 +55,26 @@ async function noYieldChild(variant, cycles, size) {
   const dispose = variant.endsWith('+dispose')
   const kind = variant.replace('+dispose', '')
   const MiniSearch = kind === 'minisearch' ? (await import('minisearch')).default : undefined
+  const builders = {
+    native: () => new native.ToolIndex(tools),
+    fromEntries: () => pkg.ToolIndex.fromEntries(tools),
+    buildToolIndex: () => pkg.buildToolIndex(tools),
+    minisearch: () => {
+      const m = new MiniSearch({ fields: ['name', 'description'], idField: 'name' })
+      m.addAll(tools)
+      return m
+    },
+  }
+  const build = builders[kind]
+  const limit = kind === 'minisearch' ? undefined : 5
   const rssStart = process.memoryUsage().rss
   let rssMax = rssStart
   let rssWarm = rssStart
   const warmAt = Math.floor(cycles * 0.2)
   const t0 = performance.now()
   for (let i = 0; i < cycles; i++) {
-    const index =
-      kind === 'native'
-        ? new native.ToolIndex(tools)
-        : kind === 'fromEntries'
-          ? pkg.ToolIndex.fromEntries(tools)
-          : kind === 'minisearch'
-            ? new MiniSearch({ fields: ['name', 'description'], idField: 'name' })
-            : await pkg.buildToolIndex(tools)
-    if (kind === 'minisearch') index.addAll(tools)
-    index.search('create a github issue', kind === 'minisearch' ? undefined : 5)
+    const index = kind === 'buildToolIndex' ? await build() : build()
+    index.search('create a github issue', limit)
     if (dispose) index.dispose()
     if (i % 500 === 499) rssMax = Math.max(rssMax, process.memoryUsage().rss)
     if (i === warmAt) rssWarm = process.memoryUsage().rss

@@ -623,6 +623,13 @@ impl ToolIndex {
             self.reported = now;
         }
     }
+
+    /// [`Self::account`] after a build or update that began at `started`, then let the
+    /// collection pace see the build.
+    fn account_build(&mut self, env: &Env, started: Instant) {
+        self.account(env);
+        memory::after_build(env, started.elapsed());
+    }
 }
 
 fn disposed() -> Error<ErrorCode> {
@@ -661,8 +668,7 @@ impl ToolIndex {
             inner: Some(engine),
             reported: 0,
         };
-        index.account(&env);
-        memory::after_build(&env, started.elapsed());
+        index.account_build(&env, started);
         Ok(index)
     }
 
@@ -765,8 +771,7 @@ impl ToolIndex {
         let started = Instant::now();
         let docs = docs(tools)?;
         let ids = self.engine_mut()?.upsert(docs).map_err(coded)?;
-        self.account(&env);
-        memory::after_build(&env, started.elapsed());
+        self.account_build(&env, started);
         Ok(ids)
     }
 

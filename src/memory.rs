@@ -93,22 +93,18 @@ pub fn freed(took: Duration) {
 /// After a build or an update that took `work`: ask the engine to collect garbage when it is
 /// due (see the module's documentation). Never call from a finalizer.
 pub fn after_build(env: &Env, work: Duration) {
-    let mut v = LEDGER.with(Cell::get);
-    v.work += work;
-    let due = v.churn >= MIN_CHURN && v.work >= v.cost * WORK_PER_COLLECTION;
-    if due && v.runtime == Runtime::Unknown {
-        v.runtime = if is_bun(env) {
-            Runtime::Bun
-        } else {
-            Runtime::V8
-        };
-    }
-    LEDGER.with(|l| l.set(v));
-    if !due {
+    update(|v| v.work += work);
+    let v = LEDGER.with(Cell::get);
+    if v.churn < MIN_CHURN || v.work < v.cost * WORK_PER_COLLECTION {
         return;
     }
+    let runtime = match v.runtime {
+        Runtime::Unknown if is_bun(env) => Runtime::Bun,
+        Runtime::Unknown => Runtime::V8,
+        known => known,
+    };
     let started = Instant::now();
-    match v.runtime {
+    match runtime {
         Runtime::Bun => bun_gc(env),
         _ => {
             // Finalizers of dropped indexes run inside this call.
@@ -123,6 +119,7 @@ pub fn after_build(env: &Env, work: Duration) {
         // pays it too); only the collection itself sets the pace. Counting it would let the
         // pace slow as garbage grows, and the garbage grow as the pace slows.
         now.cost = elapsed.saturating_sub(now.freeing.saturating_sub(v.freeing));
+        now.runtime = runtime;
         now.churn = 0;
         now.work = Duration::ZERO;
     });
