@@ -2,6 +2,8 @@
 //! epoch (so nothing is cleared between queries and only touched slots are visited), and the
 //! one top-k: score descending, then slot ascending (index order).
 
+use std::cmp::Ordering;
+
 /// One search result: a slot and its score.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -90,24 +92,66 @@ impl<C: Cell> Accumulator<C> {
     }
 }
 
-/// Keep the `k` best hits, sorted by score descending then slot ascending. Scores compare
-/// with `total_cmp` (so the order is total even with NaN).
+/// The rank order: score descending (with `total_cmp`, so the order is total even with NaN),
+/// then slot ascending.
+pub fn rank_order(a: &Hit, b: &Hit) -> Ordering {
+    b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot))
+}
+
+/// Up to this many, the best hits are kept in a small sorted buffer, where one comparison
+/// turns most hits away; above it, quickselect.
+const SMALL_K: usize = 32;
+
+/// Keep the `k` best hits, in [`rank_order`].
 pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
-    let cmp = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
     if k == 0 {
         hits.clear();
         return;
     }
     if hits.len() > k {
-        hits.select_nth_unstable_by(k - 1, cmp);
+        if k <= SMALL_K {
+            *hits = best_of(hits, k);
+            return;
+        }
+        hits.select_nth_unstable_by(k - 1, rank_order);
         hits.truncate(k);
     }
-    hits.sort_unstable_by(cmp);
+    hits.sort_unstable_by(rank_order);
+}
+
+/// Split hits (one per slot) into their `k` best, in [`rank_order`], and the rest, in no
+/// particular order.
+pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
+    if hits.len() <= k {
+        hits.sort_unstable_by(rank_order);
+        return (hits, Vec::new());
+    }
+    let mut best = hits.clone();
+    top_k(&mut best, k);
+    if let Some(last) = best.last().copied() {
+        hits.retain(|h| rank_order(h, &last).is_gt());
+    }
+    (best, hits)
+}
+
+/// The `k` (≥ 1) best of `hits`, in [`rank_order`].
+fn best_of(hits: &[Hit], k: usize) -> Vec<Hit> {
+    let mut best: Vec<Hit> = Vec::with_capacity(k + 1);
+    for h in hits {
+        if best.len() == k && rank_order(h, &best[k - 1]).is_ge() {
+            continue;
+        }
+        let at = best.partition_point(|x| rank_order(x, h).is_lt());
+        best.insert(at, *h);
+        best.truncate(k);
+    }
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[derive(Clone, Copy)]
     struct C(f64, u32);
@@ -157,5 +201,46 @@ mod tests {
         assert_eq!(h.iter().map(|h| h.slot).collect::<Vec<_>>(), vec![1, 0, 3]);
         top_k(&mut h, 0);
         assert!(h.is_empty());
+    }
+
+    /// Scores from a small set, so ties are common; NaN and both zeros included.
+    fn hits() -> impl Strategy<Value = Vec<Hit>> {
+        let score = prop::sample::select(vec![0.0, -0.0, 0.5, 1.0, 1.5, 2.0, f64::NAN, -1.0]);
+        prop::collection::vec(score, 0..120).prop_map(|scores| {
+            scores
+                .into_iter()
+                .enumerate()
+                .map(|(i, score)| Hit {
+                    slot: (i as u32 * 7919) % 1009,
+                    score,
+                })
+                .collect()
+        })
+    }
+
+    fn sorted(mut h: Vec<Hit>) -> Vec<(u32, u64)> {
+        h.sort_by(rank_order);
+        h.iter().map(|h| (h.slot, h.score.to_bits())).collect()
+    }
+
+    proptest! {
+        /// Every k, small or large: the first k of a full sort.
+        #[test]
+        fn top_k_is_a_prefix_of_the_sort(h in hits(), k in 0usize..80) {
+            let want: Vec<(u32, u64)> = sorted(h.clone()).into_iter().take(k).collect();
+            let mut got = h;
+            top_k(&mut got, k);
+            prop_assert_eq!(got.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
+        }
+
+        /// The k best in order, and every other hit once in the rest.
+        #[test]
+        fn split_best_partitions(h in hits(), k in 0usize..80) {
+            let all = sorted(h.clone());
+            let (best, rest) = split_best(h, k);
+            let best: Vec<(u32, u64)> = best.iter().map(|h| (h.slot, h.score.to_bits())).collect();
+            prop_assert_eq!(&best[..], &all[..k.min(all.len())]);
+            prop_assert_eq!(sorted(rest), all[k.min(all.len())..].to_vec());
+        }
     }
 }

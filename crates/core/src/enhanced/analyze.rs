@@ -10,7 +10,8 @@
 use std::borrow::Cow;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use unicode_segmentation::UnicodeSegmentation;
+
+use super::segment::{word_bound_indices, word_bounds};
 
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
 pub const MAX_TOKEN_LEN: usize = 64;
@@ -60,6 +61,15 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
+/// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
+fn is_query_stop_any_case(word: &str) -> bool {
+    if word.is_ascii() {
+        QUERY_STOP.iter().any(|s| s.eq_ignore_ascii_case(word))
+    } else {
+        is_query_stop(&word.to_lowercase())
+    }
+}
+
 /// Is this (lowercased) word a stop word: the compat list or [`EXTRA_STOP`]?
 pub fn is_stop(word: &str) -> bool {
     crate::tokenize::is_stop_word(word) || (word.len() <= 7 && EXTRA_STOP.contains(&word))
@@ -77,8 +87,7 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Stage 1: the words of a text by Unicode word boundaries (segments with a letter or digit).
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split_word_bounds()
-        .filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+    word_bounds(text).filter(|w| w.chars().any(|c| c.is_alphanumeric()))
 }
 
 /// Stage 2: split an identifier-like word into its pieces, in order, keeping case:
@@ -455,7 +464,7 @@ pub fn clauses(text: &str) -> Vec<&str> {
     // Words since the last cut other than an opener: "Finally, cancel …" is one clause.
     let mut since_cut = 0usize;
     let bytes = text.as_bytes();
-    for (i, seg) in text.split_word_bound_indices() {
+    for (i, seg) in word_bound_indices(text) {
         if seg == "\"" || seg == "\u{201C}" || seg == "\u{201D}" {
             in_quote = !in_quote;
             continue;
@@ -517,6 +526,14 @@ pub fn clauses(text: &str) -> Vec<&str> {
     out
 }
 
+/// The per-word stages of the pipeline: a word in, its tokens out through the callback.
+type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
+
+/// The tokens of words already analysed (by [`Analyzer::query_tokens_with`]): a request's
+/// clauses are analysed again on their own, and repeat its words.
+#[derive(Default)]
+pub struct WordMemo(rustc_hash::FxHashMap<String, Vec<String>>);
+
 /// The analyzer: stop words, stemming and the CJK rule around the stages above.
 pub struct Analyzer {
     stemmer: Stemmer,
@@ -539,7 +556,13 @@ impl std::fmt::Debug for Analyzer {
 impl Analyzer {
     /// Stage 3–5 for one identifier piece: lowercase, stop words, stem, length cap.
     pub fn normalize<'a>(&self, piece: &'a str) -> Option<Cow<'a, str>> {
-        let lower: Cow<str> = if piece.chars().any(|c| c.is_uppercase()) {
+        let lower: Cow<str> = if piece.is_ascii() {
+            if piece.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(piece.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(piece)
+            }
+        } else if piece.chars().any(|c| c.is_uppercase()) {
             Cow::Owned(piece.to_lowercase())
         } else {
             Cow::Borrowed(piece)
@@ -559,7 +582,13 @@ impl Analyzer {
     }
 
     /// The whole pipeline, calling `emit` for each token in order.
-    pub fn analyze(&self, text: &str, mut emit: impl FnMut(Cow<'_, str>)) {
+    pub fn analyze(&self, text: &str, emit: impl FnMut(Cow<'_, str>)) {
+        self.analyze_by(text, &mut |w, emit| self.analyze_word(w, emit), emit);
+    }
+
+    /// [`Analyzer::analyze`] with the per-word stages (identifier splitting, stop words,
+    /// stemming) done by `word`.
+    fn analyze_by(&self, text: &str, word: &mut WordStage<'_>, mut emit: impl FnMut(Cow<'_, str>)) {
         let mut cjk_run = String::new();
         let flush = |run: &mut String, emit: &mut dyn FnMut(Cow<'_, str>)| {
             let chars: Vec<char> = run.chars().collect();
@@ -596,7 +625,7 @@ impl Analyzer {
                         if buf_cjk {
                             flush(&mut buf, &mut emit);
                         } else {
-                            self.analyze_word(&buf, &mut emit);
+                            word(&buf, &mut emit);
                             buf.clear();
                         }
                     }
@@ -606,11 +635,11 @@ impl Analyzer {
                 if buf_cjk {
                     cjk_run.push_str(&buf);
                 } else {
-                    self.analyze_word(&buf, &mut emit);
+                    word(&buf, &mut emit);
                 }
                 continue;
             }
-            self.analyze_word(w, &mut emit);
+            word(w, &mut emit);
         }
         if !cjk_run.is_empty() {
             flush(&mut cjk_run, &mut emit);
@@ -627,17 +656,28 @@ impl Analyzer {
 
     /// The pipeline for a query: also drops conversational words.
     pub fn query_tokens(&self, text: &str) -> Vec<String> {
-        let kept: String = text
-            .split_word_bounds()
-            .map(|w| {
-                if is_query_stop(&w.to_lowercase()) {
-                    " "
-                } else {
-                    w
-                }
-            })
-            .collect();
-        self.tokens(&kept)
+        self.query_tokens_with(text, &mut WordMemo::default())
+    }
+
+    /// [`Analyzer::query_tokens`], reusing (and adding to) the per-word results in `memo`.
+    pub fn query_tokens_with(&self, text: &str, memo: &mut WordMemo) -> Vec<String> {
+        let mut kept = String::with_capacity(text.len());
+        for w in word_bounds(text) {
+            kept.push_str(if is_query_stop_any_case(w) { " " } else { w });
+        }
+        let mut v = Vec::new();
+        let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
+            if let Some(tokens) = memo.0.get(w) {
+                tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
+                return;
+            }
+            let mut tokens = Vec::new();
+            self.analyze_word(w, &mut |t| tokens.push(t.into_owned()));
+            tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
+            memo.0.insert(w.to_owned(), tokens);
+        };
+        self.analyze_by(&kept, &mut word, |t| v.push(t.into_owned()));
+        v
     }
 
     /// The pipeline into a vector.

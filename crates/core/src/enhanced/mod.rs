@@ -24,13 +24,14 @@
 
 pub mod analyze;
 pub mod lexicon;
+pub mod segment;
 
 use std::cell::RefCell;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::{top_k, Hit};
+use crate::collector::{rank_order, split_best, top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
 use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
@@ -281,6 +282,15 @@ pub struct Explain {
     pub score: f64,
     pub terms: Vec<TermExplain>,
     pub filtered: Option<String>,
+}
+
+/// What one request's analysis has already worked out, shared with its clauses.
+#[derive(Default)]
+struct QueryMemo {
+    /// Tokens by word.
+    words: analyze::WordMemo,
+    /// Typo corrections by unknown word.
+    typos: FxHashMap<String, Vec<String>>,
 }
 
 /// The enhanced index.
@@ -537,16 +547,12 @@ impl EnhancedIndex {
 
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
-        self.parse_query_with(query, &mut FxHashMap::default())
+        self.parse_query_with(query, &mut QueryMemo::default())
     }
 
-    /// [`EnhancedIndex::parse_query`] with a memo of typo corrections by word, shared by a
-    /// request and its clauses.
-    fn parse_query_with(
-        &self,
-        query: &str,
-        memo: &mut FxHashMap<String, Vec<String>>,
-    ) -> ParsedQuery {
+    /// [`EnhancedIndex::parse_query`] with a memo of analysed words and typo corrections,
+    /// shared by a request and its clauses.
+    fn parse_query_with(&self, query: &str, memo: &mut QueryMemo) -> ParsedQuery {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         // Term → its position in `q.terms` (a map, so many distinct words stay linear).
@@ -618,10 +624,13 @@ impl EnhancedIndex {
         if !free_text.chars().any(char::is_alphanumeric) {
             free_text = std::mem::take(&mut quoted_text);
         }
-        for t in self.analyzer.query_tokens(&free_text) {
+        for t in self.analyzer.query_tokens_with(&free_text, &mut memo.words) {
             add(&mut q, t, 1.0, "query".into(), false);
         }
-        for t in self.analyzer.query_tokens(&quoted_text) {
+        for t in self
+            .analyzer
+            .query_tokens_with(&quoted_text, &mut memo.words)
+        {
             add(&mut q, t, self.params.quote_weight, "query".into(), false);
         }
         if self.params.synonym_weight > 0.0 {
@@ -677,11 +686,11 @@ impl EnhancedIndex {
             .map(|t| t.term.clone())
             .collect();
         for u in unknown {
-            let fixes = match memo.get(&u) {
+            let fixes = match memo.typos.get(&u) {
                 Some(f) => f.clone(),
                 None => {
                     let f = self.corrections(&u);
-                    memo.insert(u.clone(), f.clone());
+                    memo.typos.insert(u.clone(), f.clone());
                     f
                 }
             };
@@ -783,7 +792,7 @@ impl EnhancedIndex {
     /// have not yet covered (see [`EnhancedIndex::search_clauses`]), so one step's tools do
     /// not fill every slot.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
-        let mut memo = FxHashMap::default();
+        let mut memo = QueryMemo::default();
         let q = self.parse_query_with(query, &mut memo);
         let parts = self.clause_queries_with(query, &mut memo);
         self.search_clauses(&q, &parts, limit, min_score)
@@ -807,14 +816,10 @@ impl EnhancedIndex {
     /// The analysed clauses of a multi-step request; empty when it has fewer than two
     /// clauses with a word some tool has (or clause coverage is off).
     pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
-        self.clause_queries_with(query, &mut FxHashMap::default())
+        self.clause_queries_with(query, &mut QueryMemo::default())
     }
 
-    fn clause_queries_with(
-        &self,
-        query: &str,
-        memo: &mut FxHashMap<String, Vec<String>>,
-    ) -> Vec<ParsedQuery> {
+    fn clause_queries_with(&self, query: &str, memo: &mut QueryMemo) -> Vec<ParsedQuery> {
         const MAX_CLAUSES: usize = 8;
         if self.params.clause_weight <= 0.0 {
             return Vec::new();
@@ -913,7 +918,7 @@ impl EnhancedIndex {
     /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
     /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
     /// already picked. The picked values never increase, so scores stay sorted.
-    fn cover_clauses(&self, mut hits: Vec<Hit>, parts: &[ParsedQuery]) -> Vec<Hit> {
+    fn cover_clauses(&self, hits: Vec<Hit>, parts: &[ParsedQuery]) -> Vec<Hit> {
         // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
         const POOL: usize = 20;
         let lambda = self.params.clause_weight;
@@ -956,15 +961,10 @@ impl EnhancedIndex {
         for ts in &clause_terms {
             extra.extend(self.top_raw(ts, 3));
         }
-        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.slot.cmp(&b.slot));
-        if hits.len() > pool {
-            hits.select_nth_unstable_by(pool - 1, order);
-        }
-        let mut rest = hits.split_off(pool.min(hits.len()));
-        let mut kept = hits;
+        let (mut kept, mut rest) = split_best(hits, pool);
         kept.extend(rest.iter().filter(|h| extra.contains(&h.slot)));
         rest.retain(|h| !extra.contains(&h.slot));
-        kept.sort_unstable_by(order);
+        kept.sort_unstable_by(rank_order);
         let hits = kept;
         let n = hits.len();
         let mut r: Vec<Vec<f64>> = Vec::with_capacity(parts.len());

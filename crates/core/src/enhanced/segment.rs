@@ -1,0 +1,246 @@
+//! Word boundaries (Unicode UAX #29) with a fast path for ASCII text.
+//!
+//! The `unicode-segmentation` crate looks every character up in a range table; for ASCII,
+//! which is most tool text and most requests, the categories are a handful of byte classes
+//! and the rules that apply are few, so [`word_bound_indices`] walks the bytes instead. It
+//! yields exactly the segments the crate yields (checked against it in the tests below);
+//! any other text goes to the crate.
+
+use unicode_segmentation::{UWordBoundIndices, UnicodeSegmentation};
+
+/// The UAX #29 word-break classes of ASCII bytes (all the rules need for ASCII text).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// `\r`
+    Cr,
+    /// `\n`
+    Lf,
+    /// Vertical tab, form feed.
+    Newline,
+    /// The space character (not tab).
+    Space,
+    /// `A`–`Z`, `a`–`z`.
+    Letter,
+    /// `0`–`9`.
+    Digit,
+    /// `:` (MidLetter).
+    MidLetter,
+    /// `,` and `;` (MidNum).
+    MidNum,
+    /// `.` (MidNumLet) and `'` (Single_Quote): both join letters and digits alike.
+    MidNumLetQ,
+    /// `_` (ExtendNumLet).
+    Connector,
+    /// Everything else, including `"` and tab.
+    Other,
+}
+
+const fn class_of(b: u8) -> Class {
+    match b {
+        b'\r' => Class::Cr,
+        b'\n' => Class::Lf,
+        0x0B | 0x0C => Class::Newline,
+        b' ' => Class::Space,
+        b'A'..=b'Z' | b'a'..=b'z' => Class::Letter,
+        b'0'..=b'9' => Class::Digit,
+        b':' => Class::MidLetter,
+        b',' | b';' => Class::MidNum,
+        b'.' | b'\'' => Class::MidNumLetQ,
+        b'_' => Class::Connector,
+        _ => Class::Other,
+    }
+}
+
+/// [`class_of`] for every ASCII byte.
+static CLASSES: [Class; 128] = {
+    let mut t = [Class::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = class_of(b as u8);
+        b += 1;
+    }
+    t
+};
+
+fn class(b: u8) -> Class {
+    CLASSES[usize::from(b & 0x7F)]
+}
+
+/// Whether the rules keep `cur` in the same segment as `prev` (`before` is the class ahead of
+/// `prev`, `after` the one after `cur`).
+fn joins(before: Option<Class>, prev: Class, cur: Class, after: Option<Class>) -> bool {
+    use Class::*;
+    match (prev, cur) {
+        (Cr, Lf) => true,                                           // WB3
+        (Cr | Lf | Newline, _) | (_, Cr | Lf | Newline) => false,   // WB3a, WB3b
+        (Space, Space) => true,                                     // WB3d
+        (Letter | Digit, Letter | Digit) => true,                   // WB5, WB8, WB9, WB10
+        (Letter, MidLetter | MidNumLetQ) => after == Some(Letter),  // WB6
+        (MidLetter | MidNumLetQ, Letter) => before == Some(Letter), // WB7
+        (Digit, MidNum | MidNumLetQ) => after == Some(Digit),       // WB12
+        (MidNum | MidNumLetQ, Digit) => before == Some(Digit),      // WB11
+        (Letter | Digit | Connector, Connector) => true,            // WB13a
+        (Connector, Letter | Digit) => true,                        // WB13b
+        _ => false,                                                 // WB999
+    }
+}
+
+/// The word-boundary segments of `text` with their byte offsets, as
+/// `UnicodeSegmentation::split_word_bound_indices` gives them.
+pub fn word_bound_indices(text: &str) -> WordBounds<'_> {
+    if text.is_ascii() {
+        WordBounds::Ascii(AsciiBounds {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        })
+    } else {
+        WordBounds::Unicode(text.split_word_bound_indices())
+    }
+}
+
+/// The iterator of [`word_bound_indices`].
+pub enum WordBounds<'a> {
+    Ascii(AsciiBounds<'a>),
+    Unicode(UWordBoundIndices<'a>),
+}
+
+impl<'a> Iterator for WordBounds<'a> {
+    type Item = (usize, &'a str);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            WordBounds::Ascii(a) => a.next(),
+            WordBounds::Unicode(u) => u.next(),
+        }
+    }
+}
+
+/// The segments of `text` (see [`word_bound_indices`]).
+pub fn word_bounds(text: &str) -> impl Iterator<Item = &str> {
+    word_bound_indices(text).map(|(_, s)| s)
+}
+
+/// The segments of ASCII text (bytes are characters).
+pub struct AsciiBounds<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for AsciiBounds<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.bytes;
+        let start = self.pos;
+        if start >= b.len() {
+            return None;
+        }
+        let mut end = start + 1;
+        let mut before = start.checked_sub(1).map(|i| class(b[i]));
+        let mut prev = class(b[start]);
+        let mut cur = b.get(end).map(|&x| class(x));
+        while let Some(c) = cur {
+            let after = b.get(end + 1).map(|&x| class(x));
+            if !joins(before, prev, c, after) {
+                break;
+            }
+            (before, prev, cur) = (Some(prev), c, after);
+            end += 1;
+        }
+        self.pos = end;
+        Some((start, &self.text[start..end]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn crate_segments(text: &str) -> Vec<(usize, &str)> {
+        text.split_word_bound_indices().collect()
+    }
+
+    #[test]
+    fn ascii_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("create a file", &["create", " ", "a", " ", "file"]),
+            (
+                "a.b.c a..b 1.a a.1 a1.2",
+                &[
+                    "a.b.c", " ", "a", ".", ".", "b", " ", "1", ".", "a", " ", "a", ".", "1", " ",
+                    "a1.2",
+                ],
+            ),
+            (
+                "don't 1,000 1:2 a:b x,y",
+                &[
+                    "don't", " ", "1,000", " ", "1", ":", "2", " ", "a:b", " ", "x", ",", "y",
+                ],
+            ),
+            (
+                "snake_case _x x_ __ \"q\"",
+                &[
+                    "snake_case",
+                    " ",
+                    "_x",
+                    " ",
+                    "x_",
+                    " ",
+                    "__",
+                    " ",
+                    "\"",
+                    "q",
+                    "\"",
+                ],
+            ),
+            (
+                "a  b\t\tc\r\n\r\rd",
+                &["a", "  ", "b", "\t", "\t", "c", "\r\n", "\r", "\r", "d"],
+            ),
+            ("", &[]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<&str> = word_bounds(text).collect();
+            assert_eq!(&got, want, "{text:?}");
+            assert_eq!(
+                word_bound_indices(text).collect::<Vec<_>>(),
+                crate_segments(text),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_ascii_goes_to_the_crate() {
+        for text in [
+            "解析pdf文件",
+            "café au lait",
+            "e\u{301}t\u{e9}",
+            "a\u{200d}b",
+        ] {
+            assert_eq!(
+                word_bound_indices(text).collect::<Vec<_>>(),
+                crate_segments(text)
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// Any ASCII text: the same segments as the crate.
+        #[test]
+        fn same_as_the_crate(text in "[ -~\t\r\n\u{b}\u{c}]{0,40}") {
+            prop_assert_eq!(word_bound_indices(&text).collect::<Vec<_>>(), crate_segments(&text));
+        }
+
+        /// Dense in the characters the rules look at.
+        #[test]
+        fn same_as_the_crate_on_rule_characters(text in "[aZ09:.,;'_ \"\r\n\t-]{0,24}") {
+            prop_assert_eq!(word_bound_indices(&text).collect::<Vec<_>>(), crate_segments(&text));
+        }
+    }
+}
