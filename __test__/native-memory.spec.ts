@@ -32,7 +32,7 @@ describe('native memory without dispose(), no-yield loop', () => {
         `${name}: with dispose +${grew(disposed).toFixed(1)} MB (${disposed.seconds} s); without +${grew(dropped).toFixed(1)} MB (${dropped.seconds} s); fromEntries without +${grew(wrapped).toFixed(1)} MB (${wrapped.seconds} s)`,
       )
       // Left to the engines' own pace, Node let about 100 MB of dropped indexes wait (V8's
-      // 64 MB external-memory step); the addon asks for a collection every 4 MB built.
+      // 64 MB external-memory step); the addon asks for a collection every 2 MB built.
       expect(grew(dropped)).toBeLessThan(30)
       expect(grew(wrapped)).toBeLessThan(30)
       expect(grew(disposed)).toBeLessThan(20)

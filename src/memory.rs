@@ -9,8 +9,11 @@
 //! one: under V8 by reporting, for the span of one call, more than V8's hard external limit
 //! (V8 then collects at once and runs the finalizers of dropped indexes), under Bun through
 //! `Bun.gc(true)`. The pace is amortized against build time: a collection is asked for only
-//! after [`WORK_PER_COLLECTION`] times the previous one's cost in building, so where a
+//! after [`WORK_PER_COLLECTION`] times the recent collections' cost in building (a moving
+//! average, so one collection that the OS happened to preempt does not stall the pace), so where a
 //! collection is slow (a large JavaScript heap) more garbage may wait, in proportion.
+//! After each such collection, glibc's allocator is asked to hand the freed pages back to
+//! the system (`malloc_trim`), so RSS follows what is live, not the last burst's peak.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -19,7 +22,7 @@ use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
 use napi::{Env, ValueType};
 
 /// Bytes built (reported upward) since the last collection before another is asked for.
-pub const MIN_CHURN: i64 = 4 << 20;
+pub const MIN_CHURN: i64 = 2 << 20;
 
 /// Build time owed per unit of collection time: collections take at most half of a loop
 /// that does nothing but build, and a share of one that does anything else.
@@ -44,7 +47,8 @@ struct Ledger {
     churn: i64,
     /// Build time since that collection.
     work: Duration,
-    /// How long that collection took, less the finalizers' freeing.
+    /// How long recent collections took, less the finalizers' freeing: a moving average
+    /// (each new collection weighs a quarter).
     cost: Duration,
     /// Time finalizers spent freeing indexes (a running sum).
     freeing: Duration,
@@ -113,12 +117,18 @@ pub fn after_build(env: &Env, work: Duration) {
             }
         }
     }
+    give_back();
     let elapsed = started.elapsed();
     update(|now| {
         // Freeing the dropped indexes is owed whether or not a collection runs (dispose()
         // pays it too); only the collection itself sets the pace. Counting it would let the
         // pace slow as garbage grows, and the garbage grow as the pace slows.
-        now.cost = elapsed.saturating_sub(now.freeing.saturating_sub(v.freeing));
+        let took = elapsed.saturating_sub(now.freeing.saturating_sub(v.freeing));
+        now.cost = if v.runtime == Runtime::Unknown {
+            took
+        } else {
+            (v.cost * 3 + took) / 4
+        };
         now.runtime = runtime;
         now.churn = 0;
         now.work = Duration::ZERO;
@@ -153,3 +163,18 @@ fn bun_gc(env: &Env) {
         let _ = gc.call(true);
     }
 }
+
+/// Hand the pages of the indexes just freed back to the system: glibc's allocator keeps freed
+/// memory in its arenas (and, once a large block was freed, serves large blocks from them too),
+/// so without this the process keeps the high-water mark of every build/drop burst.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists; any thread may call it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Other allocators return freed pages on their own terms.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back() {}
