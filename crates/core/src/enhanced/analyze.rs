@@ -100,24 +100,52 @@ pub fn split_identifier(word: &str) -> Vec<&str> {
         if piece.is_empty() {
             continue;
         }
-        let chars: Vec<(usize, char)> = piece.char_indices().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (pos, c) = chars[i];
-            let prev = chars[i - 1].1;
-            let next = chars.get(i + 1).map(|x| x.1);
-            let boundary = ((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
-                || (prev.is_uppercase()
-                    && c.is_uppercase()
-                    && next.is_some_and(|n| n.is_lowercase()));
-            if boundary {
-                out.push(&piece[start..pos]);
-                start = pos;
-            }
+        if piece.is_ascii() {
+            split_ascii_case(piece, &mut out);
+        } else {
+            split_case(piece, &mut out);
         }
-        out.push(&piece[start..]);
     }
     out
+}
+
+/// [`split_identifier`]'s case rule: lower (or digit) → upper, and before the last capital of
+/// a capital run followed by a lowercase letter.
+fn split_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+    let chars: Vec<(usize, char)> = piece.char_indices().collect();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (pos, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next = chars.get(i + 1).map(|x| x.1);
+        let boundary = ((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+        if boundary {
+            out.push(&piece[start..pos]);
+            start = pos;
+        }
+    }
+    out.push(&piece[start..]);
+}
+
+/// [`split_identifier`]'s case rule for an ASCII piece, on bytes (for ASCII the two agree:
+/// `is_lowercase` is `is_ascii_lowercase`, and so on).
+fn split_ascii_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+    let b = piece.as_bytes();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (prev, c) = (b[i - 1], b[i]);
+        let boundary = ((prev.is_ascii_lowercase() || prev.is_ascii_digit())
+            && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+        if boundary {
+            out.push(&piece[start..i]);
+            start = i;
+        }
+    }
+    out.push(&piece[start..]);
 }
 
 /// Irregular past forms of verbs common in requests, mapped to their stems (the stemmer
@@ -718,6 +746,17 @@ mod tests {
         ];
         for (w, want) in cases {
             assert_eq!(split_identifier(w), *want, "{w}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The byte walk for ASCII pieces splits as the character walk does.
+        #[test]
+        fn ascii_case_split_agrees(piece in "[a-zA-Z0-9]{1,16}") {
+            let (mut bytes, mut chars) = (Vec::new(), Vec::new());
+            split_ascii_case(&piece, &mut bytes);
+            split_case(&piece, &mut chars);
+            proptest::prop_assert_eq!(bytes, chars);
         }
     }
 
