@@ -138,7 +138,8 @@ pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
 fn best_of(hits: &[Hit], k: usize) -> Vec<Hit> {
     let mut best: Vec<Hit> = Vec::with_capacity(k + 1);
     for h in hits {
-        if best.len() == k && rank_order(h, &best[k - 1]).is_ge() {
+        // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
+        if best.len() == k && (h.score < best[k - 1].score || rank_order(h, &best[k - 1]).is_ge()) {
             continue;
         }
         let at = best.partition_point(|x| rank_order(x, h).is_lt());
