@@ -10,8 +10,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { nativeBinding } from '../dist/index.js'
 import {
+  ABSTAIN_RULE,
   EncoderError,
   FUSION_DEFAULTS,
+  abstains,
   SemanticToolIndex,
   defaultModelDir,
   embedderFromFunction,
@@ -137,6 +139,46 @@ describe('fuse', () => {
     expect(fuse([], [], 5)).toEqual([])
     expect(fuse(lex, vec, 0)).toEqual([])
     expect(FUSION_DEFAULTS.method).toBe('weighted')
+  })
+})
+
+describe('abstaining (fused search)', () => {
+  const crowd = (best: number, last: number, n = 30) => Array.from({ length: n }, (_, i) => ({ score: best - ((best - last) * i) / (n - 1) }))
+  const weak = [{ score: 0.2 }]
+  const cases: [string, Parameters<typeof abstains>, boolean][] = [
+    ['off', [weak, crowd(0.3, 0.25), 0.3, 30, false], false],
+    ['weak lexical, best close to the crowd', [weak, crowd(0.3, 0.25), 0.3, 30, true], true],
+    ['no lexical candidate at all', [[], crowd(0.3, 0.25), 0.3, 30, ABSTAIN_RULE], true],
+    ['a clause far above the crowd', [weak, crowd(0.3, 0.25), 0.6, 30, true], false],
+    ['best far above the crowd', [weak, crowd(0.6, 0.25), 0.6, 30, true], false],
+    ['lexical evidence at the cut', [[{ score: ABSTAIN_RULE.lexical }], crowd(0.3, 0.25), 0.3, 30, true], false],
+    ['a name match (tier 1 and above)', [[{ score: 1.2 }], crowd(0.3, 0.25), 0.3, 30, true], false],
+    ['fewer tools than candidates: no crowd', [weak, crowd(0.3, 0.25, 29), 0.3, 30, true], false],
+    ['a rule of its own', [[{ score: 0.9 }], crowd(0.6, 0.25), 0.6, 30, { lexical: 1, gap: 0.5 }], true],
+    ['NaN cuts never abstain', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: Number.NaN, gap: Number.NaN }], false],
+  ]
+  for (const [name, args, want] of cases) test(name, () => expect(abstains(...args)).toBe(want))
+
+  test('searchFused answers with nothing only under the rule', async () => {
+    // A real, if crude, host embedding (letter trigrams), over a catalog of 40 tools.
+    const trigram = (t: string) => {
+      const v = new Array(64).fill(0)
+      const s = ` ${t.toLowerCase()} `
+      for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 961 + s.charCodeAt(i + 1) * 31 + s.charCodeAt(i + 2)) % 64] += 1
+      return v
+    }
+    const many = [...TOOLS, ...Array.from({ length: 34 }, (_, i) => ({ name: `widget_tool_${i}`, description: `Manage widget number ${i}: list, count and archive widgets` }))]
+    const idx = SemanticToolIndex.create(many, { embedder: embedderFromFunction(async (texts) => texts.map(trigram)) })
+    await idx.ready
+    const always = { lexical: 0.5, gap: 10 }
+    expect(await idx.searchFused('qqq zzz xxyy', 5, { abstain: always })).toEqual([])
+    expect((await idx.searchFused('qqq zzz xxyy', 5)).length).toBeGreaterThan(0)
+    // A named tool is never abstained on.
+    expect((await idx.searchFused('get_weather', 5, { abstain: always }))[0].name).toBe('get_weather')
+    // A catalog smaller than the candidate pool has no crowd to compare with.
+    const small = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => texts.map(trigram)) })
+    await small.ready
+    expect((await small.searchFused('qqq zzz xxyy', 5, { abstain: always })).length).toBeGreaterThan(0)
   })
 })
 

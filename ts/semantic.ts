@@ -39,6 +39,47 @@ export interface FusionOptions {
    * cosine over the request and its clauses (default true; one encoder call, a few more texts).
    */
   perClause?: boolean
+  /**
+   * Answer with nothing when the request fits no tool (`ABSTAIN_RULE`, or a rule of your own;
+   * default false). It applies only to catalogs of at least `candidates` tools.
+   */
+  abstain?: boolean | AbstainRule
+}
+
+/**
+ * When a fused search answers with nothing: no tool's lexical score reaches `lexical` (no name
+ * matched and the lexical evidence is weak), and the best tool's cosine stands less than `gap`
+ * above the cosine of the `candidates`-th tool for the whole request (the request is about as
+ * close to its best tool as to the crowd).
+ */
+export interface AbstainRule {
+  lexical: number
+  gap: number
+}
+
+/**
+ * The abstain rule chosen on the dev split (`bench/quality/semantic-abstain.mjs`): 54% of ETOM's
+ * infeasible requests answered with nothing, no set losing more than 0.81 points of recall@5
+ * (holdout: 65%, three sets losing 1.0–2.0 points).
+ */
+export const ABSTAIN_RULE: Readonly<AbstainRule> = Object.freeze({ lexical: 0.5, gap: 0.11 })
+
+/**
+ * Whether a fused search abstains (see `AbstainRule`): `lexical` the lexical candidates, best
+ * first; `whole` the vector candidates of the whole request, best first; `best` the best cosine
+ * over the request and its clauses.
+ */
+export function abstains(
+  lexical: readonly { score: number }[],
+  whole: readonly { score: number }[],
+  best: number,
+  candidates: number,
+  rule: boolean | AbstainRule,
+): boolean {
+  const r = rule === true ? ABSTAIN_RULE : rule
+  if (!r || typeof r !== 'object' || candidates < 1 || whole.length < candidates) return false
+  const lex = lexical[0]?.score ?? 0
+  return lex < r.lexical && best - whole[candidates - 1].score < r.gap
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
@@ -49,6 +90,7 @@ export const FUSION_DEFAULTS: Readonly<Required<FusionOptions>> = Object.freeze(
   rrfK: 60,
   lexicalNorm: 'minmax',
   perClause: true,
+  abstain: false,
 })
 
 /** A ranked name with its channel scores (undefined: not among that channel's candidates). */
@@ -306,6 +348,8 @@ export class SemanticToolIndex {
     const texts = [query, ...(o.perClause ? queryClauses(query) : [])]
     const qs = await this.#opts.embedder.embed(texts)
     const lists = qs.map((q) => native(() => store.search(Float32Array.from(q as ArrayLike<number>), o.candidates)))
-    return fuse(lexical, mergeVectorHits(lists, o.candidates), limit, o)
+    const vector = mergeVectorHits(lists, o.candidates)
+    if (abstains(lexical, lists[0] ?? [], vector[0]?.score ?? 0, o.candidates, o.abstain)) return []
+    return fuse(lexical, vector, limit, o)
   }
 }
