@@ -363,20 +363,25 @@ pub const GENERIC_NAME_WORDS: &[&str] = &[
 /// step ("then", "finally", "afterwards", "additionally", "also", "next"), or `and` followed
 /// by an action verb ("… and list the files").
 fn clause_opener(word: &str) -> bool {
-    matches!(
-        word,
-        "then"
-            | "finally"
-            | "afterwards"
-            | "afterward"
-            | "additionally"
-            | "also"
-            | "next"
-            | "lastly"
-    )
+    const OPENERS: [&str; 8] = [
+        "then",
+        "finally",
+        "afterwards",
+        "afterward",
+        "additionally",
+        "also",
+        "next",
+        "lastly",
+    ];
+    OPENERS.iter().any(|o| o.eq_ignore_ascii_case(word))
 }
 
-/// Verbs that open a step of a request after `and` or a comma.
+/// Is this word (in any ASCII case) one of [`STEP_VERBS`]?
+fn step_verb(word: &str) -> bool {
+    STEP_VERBS.iter().any(|v| v.eq_ignore_ascii_case(word))
+}
+
+/// Verbs that open a step of a request after `and` or a comma (compared in any ASCII case).
 const STEP_VERBS: &[&str] = &[
     "add",
     "analyze",
@@ -515,13 +520,14 @@ pub fn clauses(text: &str) -> Vec<&str> {
         if !seg.chars().any(char::is_alphanumeric) {
             continue;
         }
-        let w = seg.to_ascii_lowercase();
-        if clause_opener(&w) {
+        // Keywords are ASCII, compared in any ASCII case (a word with other letters never is one).
+        let opener = clause_opener(seg);
+        if opener {
             cuts.push(i);
             since_cut = 0;
         } else if since_cut > 0
-            && STEP_VERBS.contains(&w.as_str())
             && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")))
+            && step_verb(seg)
         {
             let at = if prev_comma {
                 i
@@ -532,7 +538,7 @@ pub fn clauses(text: &str) -> Vec<&str> {
             cuts.push(at);
             since_cut = 0;
         }
-        if !clause_opener(&w) && w != "and" {
+        if !opener && !seg.eq_ignore_ascii_case("and") {
             since_cut += 1;
         }
         prev_comma = false;

@@ -746,37 +746,41 @@ impl EnhancedIndex {
     /// Name-match tier of each slot that has one.
     fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
-        let raw_servers: FxHashSet<String> = q
-            .raw
-            .iter()
-            .map(|r| compact(r))
-            .chain(q.servers.iter().cloned())
-            .collect();
-        for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
+        let compacts: Vec<String> = q.raw.iter().map(|r| compact(r)).collect();
+        // The query's words and servers a leaf match may be on (made on the first leaf match).
+        let mut raw_servers: Option<FxHashSet<&str>> = None;
+        let mut key = String::new();
+        for ((r, c), &ident) in q.raw.iter().zip(&compacts).zip(&q.raw_ident) {
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
-            let compact_key = format!("{COMPACT_MARK}{}", compact(r));
-            let candidates = if ident {
-                vec![r.clone(), compact_key]
-            } else {
-                vec![compact_key]
-            };
-            for cand in candidates {
-                if let Some(v) = self.keys.get(&cand) {
-                    for &(slot, tier) in v {
-                        let mut t = tier;
-                        if tier == TIER_LEAF {
-                            let on_server = self.store.docs[slot as usize]
-                                .as_ref()
-                                .and_then(|d| d.server_key.as_ref())
-                                .is_some_and(|s| raw_servers.contains(s));
-                            if on_server {
-                                t = TIER_SERVER_LEAF;
-                            }
+            key.clear();
+            key.push(COMPACT_MARK);
+            key.push_str(c);
+            let candidates = [ident.then_some(r.as_str()), Some(key.as_str())];
+            for cand in candidates.into_iter().flatten() {
+                let Some(v) = self.keys.get(cand) else {
+                    continue;
+                };
+                for &(slot, tier) in v {
+                    let mut t = tier;
+                    if tier == TIER_LEAF {
+                        let servers = raw_servers.get_or_insert_with(|| {
+                            compacts
+                                .iter()
+                                .map(String::as_str)
+                                .chain(q.servers.iter().map(String::as_str))
+                                .collect()
+                        });
+                        let on_server = self.store.docs[slot as usize]
+                            .as_ref()
+                            .and_then(|d| d.server_key.as_deref())
+                            .is_some_and(|s| servers.contains(s));
+                        if on_server {
+                            t = TIER_SERVER_LEAF;
                         }
-                        let e = tiers.entry(slot).or_insert(0);
-                        *e = (*e).max(t);
                     }
+                    let e = tiers.entry(slot).or_insert(0);
+                    *e = (*e).max(t);
                 }
             }
         }
