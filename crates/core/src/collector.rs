@@ -126,8 +126,15 @@ pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
         hits.sort_unstable_by(rank_order);
         return (hits, Vec::new());
     }
-    let mut best = hits.clone();
-    top_k(&mut best, k);
+    let best = if k == 0 {
+        Vec::new()
+    } else if k <= SMALL_K {
+        best_of(&hits, k)
+    } else {
+        let mut all = hits.clone();
+        top_k(&mut all, k);
+        all
+    };
     if let Some(last) = best.last().copied() {
         hits.retain(|h| rank_order(h, &last).is_gt());
     }

@@ -568,6 +568,18 @@ type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
 #[derive(Default)]
 pub struct WordMemo(rustc_hash::FxHashMap<String, Vec<String>>);
 
+impl WordMemo {
+    /// Number of words held.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it holds no word.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The analyzer: stop words, stemming and the CJK rule around the stages above.
 pub struct Analyzer {
     stemmer: Stemmer,

@@ -293,6 +293,9 @@ struct QueryMemo {
     typos: FxHashMap<String, Vec<String>>,
 }
 
+/// The most words [`EnhancedIndex`] keeps analysed between requests (a few hundred KB at most).
+pub const WORD_CACHE_MAX: usize = 4096;
+
 /// The enhanced index.
 pub struct EnhancedIndex {
     params: Params,
@@ -311,6 +314,9 @@ pub struct EnhancedIndex {
     /// Per slot, the tie-break added to a confidence: `1e-9 / (1 + the tool's word count)`.
     ties: Vec<f64>,
     scratch: RefCell<Scratch>,
+    /// Words requests have had, with their tokens (analysis is the same for every index, so
+    /// this only saves work); at most [`WORD_CACHE_MAX`] words, then it starts over.
+    word_cache: RefCell<analyze::WordMemo>,
     /// Stem → the stems of its synonyms.
     synonyms: FxHashMap<String, Vec<String>>,
     /// Stems of [`analyze::GENERIC_NAME_WORDS`].
@@ -355,6 +361,7 @@ impl EnhancedIndex {
             norms: Vec::new(),
             ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
+            word_cache: RefCell::new(analyze::WordMemo::default()),
             synonyms: FxHashMap::default(),
             generic: FxHashSet::default(),
         }
@@ -796,9 +803,16 @@ impl EnhancedIndex {
     /// have not yet covered (see [`EnhancedIndex::search_clauses`]), so one step's tools do
     /// not fill every slot.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
-        let mut memo = QueryMemo::default();
+        let mut memo = QueryMemo {
+            words: self.word_cache.take(),
+            typos: FxHashMap::default(),
+        };
         let q = self.parse_query_with(query, &mut memo);
         let parts = self.clause_queries_with(query, &mut memo);
+        if memo.words.len() > WORD_CACHE_MAX {
+            memo.words = analyze::WordMemo::default();
+        }
+        self.word_cache.replace(memo.words);
         self.search_clauses(&q, &parts, limit, min_score)
     }
 
@@ -1558,6 +1572,30 @@ mod tests {
         let i = idx();
         assert!(top(&i, "pause the music on my home theater").is_empty());
         assert!(top(&i, "").is_empty());
+    }
+
+    #[test]
+    fn word_cache_changes_no_result() {
+        let i = idx();
+        let queries = [
+            "create a GitHub issue",
+            "send a Slack message, then list files",
+            "解析pdf文件",
+        ];
+        let cold: Vec<Vec<Hit>> = queries
+            .iter()
+            .map(|q| EnhancedIndex::search(&i, q, 5, 0.0))
+            .collect();
+        // Fill the cache past its bound with words of other requests.
+        let many: String = (0..WORD_CACHE_MAX + 50)
+            .map(|n| format!("word{n} "))
+            .collect();
+        i.search(&many, 5, 0.0);
+        assert!(i.word_cache.borrow().len() <= WORD_CACHE_MAX);
+        for (q, want) in queries.iter().zip(&cold) {
+            assert_eq!(&i.search(q, 5, 0.0), want, "{q}");
+            assert_eq!(&i.search(q, 5, 0.0), want, "{q}, cached");
+        }
     }
 
     #[test]
