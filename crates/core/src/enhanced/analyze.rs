@@ -563,6 +563,10 @@ pub fn clauses(text: &str) -> Vec<&str> {
 /// The per-word stages of the pipeline: a word in, its tokens out through the callback.
 type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
 
+/// Longest word (in bytes) a [`WordMemo`] keeps: longer ones are analysed each time, so a
+/// memo of N words holds at most N × 64 bytes of keys.
+pub const MAX_MEMO_WORD: usize = 64;
+
 /// The tokens of words already analysed (by [`Analyzer::query_tokens_with`]): a request's
 /// clauses are analysed again on their own, and repeat its words.
 #[derive(Default)]
@@ -713,6 +717,11 @@ impl Analyzer {
         }
         let mut v = Vec::new();
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
+            if w.len() > MAX_MEMO_WORD {
+                // Not kept: a memo of long words would let requests fill memory.
+                self.analyze_word(w, emit);
+                return;
+            }
             if let Some(tokens) = memo.0.get(w) {
                 tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
                 return;

@@ -293,7 +293,8 @@ struct QueryMemo {
     typos: FxHashMap<String, Vec<String>>,
 }
 
-/// The most words [`EnhancedIndex`] keeps analysed between requests (a few hundred KB at most).
+/// The most words [`EnhancedIndex`] keeps analysed between requests (words of up to
+/// [`analyze::MAX_MEMO_WORD`] bytes: well under 1 MB in all).
 pub const WORD_CACHE_MAX: usize = 4096;
 
 /// The enhanced index.
@@ -1586,12 +1587,18 @@ mod tests {
             .iter()
             .map(|q| EnhancedIndex::search(&i, q, 5, 0.0))
             .collect();
-        // Fill the cache past its bound with words of other requests.
+        // Fill the cache past its bound with words of other requests; long words are not kept.
         let many: String = (0..WORD_CACHE_MAX + 50)
             .map(|n| format!("word{n} "))
             .collect();
         i.search(&many, 5, 0.0);
         assert!(i.word_cache.borrow().len() <= WORD_CACHE_MAX);
+        i.search(
+            &format!("{} {}", "x".repeat(10_000), "y".repeat(65)),
+            5,
+            0.0,
+        );
+        assert!(i.word_cache.borrow().is_empty());
         for (q, want) in queries.iter().zip(&cold) {
             assert_eq!(&i.search(q, 5, 0.0), want, "{q}");
             assert_eq!(&i.search(q, 5, 0.0), want, "{q}, cached");
