@@ -1,8 +1,8 @@
 //! Core micro-benchmarks (divan): tokenizing, building (parallel vs serial), searching and
 //! incremental update, at 1k / 10k / 100k tools. `cargo bench -p tool-index-core`.
 //!
-//! The catalog is the real ETOM tools (`../shared/bench-data/etom/tools.json`, or
-//! `$TOOL_INDEX_BENCH_DATA/etom/tools.json`) repeated under distinct server names up to the
+//! The catalog is the real ETOM tools (`$TOOL_INDEX_BENCH_DATA/etom/tools.json`, the folder of
+//! the public retrieval sets) repeated under distinct server names up to the
 //! size; without the data it falls back to generated text. The JS-level suite is `bench/run.mjs`.
 
 use std::sync::OnceLock;
@@ -29,11 +29,10 @@ const QUERIES: [&str; 6] = [
 fn real_tools() -> &'static Vec<(String, String)> {
     static TOOLS: OnceLock<Vec<(String, String)>> = OnceLock::new();
     TOOLS.get_or_init(|| {
-        let dir = std::env::var("TOOL_INDEX_BENCH_DATA").unwrap_or_else(|_| {
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/bench-data").to_owned()
-        });
-        let parsed = std::fs::read_to_string(format!("{dir}/etom/tools.json"))
-            .ok()
+        let dir = std::env::var("TOOL_INDEX_BENCH_DATA").unwrap_or_default();
+        let parsed = (!dir.is_empty())
+            .then(|| std::fs::read_to_string(format!("{dir}/etom/tools.json")).ok())
+            .flatten()
             .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok());
         if let Some(serde_json::Value::Array(items)) = parsed {
             let tools: Vec<(String, String)> = items
@@ -58,7 +57,7 @@ fn real_tools() -> &'static Vec<(String, String)> {
         }
         // Fallback: deterministic generated text.
         eprintln!(
-            "benches: no ETOM tools at {dir}/etom/tools.json (set TOOL_INDEX_BENCH_DATA to a \
+            "benches: no ETOM tools at $TOOL_INDEX_BENCH_DATA/etom/tools.json ({dir:?}; set it to a \
              bench-data folder); timing generated text instead"
         );
         const WORDS: [&str; 24] = [
