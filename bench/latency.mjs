@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module'
 import { writeFileSync } from 'node:fs'
 import { loadSets, SET_IDS } from './quality/data.mjs'
+import { entriesOf } from './quality/systems.mjs'
 
 const require = createRequire(import.meta.url)
 const api = require('../dist/index.js')
@@ -29,13 +30,6 @@ const dump = arg('--dump', undefined)
 const SCORINGS = ['compat', 'enhanced']
 
 const { corpora, sets } = loadSets({ sets: SET_IDS, split })
-const entriesOf = (tools) =>
-  tools.map((t) => ({
-    name: t.name,
-    description: t.description ?? '',
-    inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : undefined,
-    server: t.server ?? undefined,
-  }))
 const indexes = new Map()
 for (const [corpus, tools] of Object.entries(corpora)) {
   for (const scoring of SCORINGS) indexes.set(`${corpus}/${scoring}`, api.ToolIndex.fromEntries(entriesOf(tools), { scoring }))

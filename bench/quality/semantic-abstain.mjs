@@ -12,6 +12,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
+import { entriesOf, vectorStoreOf } from './systems.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
 const sweep = process.argv.includes('--sweep')
@@ -24,25 +25,22 @@ const { corpora, sets } = loadSets({ sets: selectSets(['etom', 'metatool']), spl
 // Per corpus: the vector store and the lexical index the fused ranking uses (abstaining off).
 const handles = {}
 for (const [corpus, tools] of Object.entries(corpora)) {
-  const vecs = await enc.embed(tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' })))
-  const store = new api.nativeBinding.NativeVectorStore(enc.dim)
-  const flat = new Float32Array(tools.length * enc.dim)
-  vecs.forEach((v, i) => flat.set(v, i * enc.dim))
-  store.upsertMany(tools.map((t) => t.name), flat)
-  const entries = tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : undefined, server: t.server ?? undefined }))
-  handles[corpus] = { store, idx: api.ToolIndex.fromEntries(entries, { scoring: 'enhanced', tuning: { abstainConfidence: 0 } }) }
+  const store = await vectorStoreOf(api, sem, enc, tools)
+  handles[corpus] = { store, idx: api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } }) }
 }
 
 // Per request: what the rule looks at, and the fused ranking's recall@5.
 const rows = []
 for (const set of sets) {
   const { store, idx } = handles[set.corpus]
-  const texts = [...new Set(set.queries.flatMap((q) => [q.query, ...sem.queryClauses(q.query)]))]
+  // Each request's texts: the whole request, then its clauses.
+  const textsOf = new Map(set.queries.map((q) => [q.query, [q.query, ...sem.queryClauses(q.query)]]))
+  const texts = [...new Set([...textsOf.values()].flat())]
   const vecs = await enc.embed(texts)
   const byText = new Map(texts.map((t, i) => [t, vecs[i]]))
   for (const q of set.queries) {
     const lexical = idx.search(q.query, CAND)
-    const lists = [q.query, ...sem.queryClauses(q.query)].map((t) => store.search(Float32Array.from(byText.get(t)), CAND))
+    const lists = textsOf.get(q.query).map((t) => store.search(Float32Array.from(byText.get(t)), CAND))
     const vector = sem.mergeVectorHits(lists, CAND)
     const fused = sem.fuse(lexical, vector, K).map((r) => r.name)
     rows.push({ set: set.id, infeasible: !!set.infeasible, lexical, whole: lists[0], best: vector[0]?.score ?? 0, recall: set.infeasible ? 0 : recallAt(fused, q.judgement) })

@@ -79,7 +79,8 @@ async function loadPackage() {
 }
 
 /** Entries as the brief passes them: server and inputSchema through, no searchHint. */
-function entriesOf(tools) {
+/** The package's entries for a corpus's tools (name, description, schema, server). */
+export function entriesOf(tools) {
   return tools.map((t) => ({
     name: t.name,
     description: t.description ?? '',
@@ -271,6 +272,16 @@ async function loadSemantic() {
   return mod.loadLocalEncoder ? mod : (mod.default ?? mod)
 }
 
+/** A native vector store of the tools' texts (`sem.toolText`) embedded by `enc`. */
+export async function vectorStoreOf(api, sem, enc, tools) {
+  const vs = await enc.embed(tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' })))
+  const store = new api.nativeBinding.NativeVectorStore(enc.dim)
+  const flat = new Float32Array(tools.length * enc.dim)
+  vs.forEach((v, i) => flat.set(v, i * enc.dim))
+  store.upsertMany(tools.map((t) => t.name), flat)
+  return store
+}
+
 /**
  * `fusion` (from the command line or a tuning sweep) overrides FUSION_DEFAULTS for the fused
  * systems: { method, lexicalWeight, candidates, rrfK }.
@@ -296,14 +307,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
     if (!qvec.has(q)) await prepare(null, [q])
     return qvec.get(q)
   }
-  const buildVectors = async (tools) => {
-    const vs = await enc.embed(tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' })))
-    const store = new api.nativeBinding.NativeVectorStore(enc.dim)
-    const flat = new Float32Array(tools.length * enc.dim)
-    vs.forEach((v, i) => flat.set(v, i * enc.dim))
-    store.upsertMany(tools.map((t) => t.name), flat)
-    return store
-  }
+  const buildVectors = (tools) => vectorStoreOf(api, sem, enc, tools)
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
   const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   const out = [
