@@ -110,7 +110,7 @@ pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
     }
     if hits.len() > k {
         if k <= SMALL_K {
-            *hits = best_of(hits, k);
+            *hits = best_k(hits.iter().copied(), k);
             return;
         }
         hits.select_nth_unstable_by(k - 1, rank_order);
@@ -129,7 +129,7 @@ pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
     let best = if k == 0 {
         Vec::new()
     } else if k <= SMALL_K {
-        best_of(&hits, k)
+        best_k(hits.iter().copied(), k)
     } else {
         let mut all = hits.clone();
         top_k(&mut all, k);
@@ -141,10 +141,15 @@ pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
     (best, hits)
 }
 
-/// The `k` (≥ 1) best of `hits`, in [`rank_order`].
-fn best_of(hits: &[Hit], k: usize) -> Vec<Hit> {
+/// The `k` best of a stream of hits (one per slot), in [`rank_order`], kept in a small
+/// sorted buffer: for small `k` over a stream that need not be collected first.
+pub fn best_k(hits: impl IntoIterator<Item = Hit>, k: usize) -> Vec<Hit> {
+    if k == 0 {
+        return Vec::new();
+    }
     let mut best: Vec<Hit> = Vec::with_capacity(k + 1);
     for h in hits {
+        let h = &h;
         // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
         if best.len() == k && (h.score < best[k - 1].score || rank_order(h, &best[k - 1]).is_ge()) {
             continue;

@@ -429,6 +429,36 @@ proptest! {
         prop_assert_eq!(&all[..k.min(all.len())], &some[..]);
     }
 
+    /// A multi-step request over a catalog larger than the clause pool: any limit and
+    /// threshold give a prefix of the unlimited list (the tools outside the pool included).
+    #[test]
+    fn clause_limits_give_prefixes(
+        descriptions in prop::collection::vec(text(14), 21..64),
+        steps in prop::collection::vec(text(5), 2..4),
+        k in 0usize..48,
+        min in prop::sample::select(&[0.0, 0.2, 0.9][..]),
+    ) {
+        let tools: Vec<ToolDoc> = descriptions
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| ToolDoc::new(format!("tool_{i}"), d))
+            .collect();
+        let q = steps.join(", then ");
+        let plain = Params { clause_weight: 0.0, ..Params::default() };
+        let flat = EnhancedIndex::build(tools.clone(), plain, 512).unwrap();
+        let e = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let all = e.search(&q, usize::MAX, 0.0);
+        // Clause coverage reorders the matching tools; it neither adds nor drops one.
+        let mut slots: Vec<u32> = all.iter().map(|h| h.slot).collect();
+        let mut want: Vec<u32> = flat.search(&q, usize::MAX, 0.0).iter().map(|h| h.slot).collect();
+        slots.sort_unstable();
+        want.sort_unstable();
+        prop_assert_eq!(slots, want);
+        let all = e.search(&q, usize::MAX, min);
+        let some = e.search(&q, k, min);
+        prop_assert_eq!(&all[..k.min(all.len())], &some[..]);
+    }
+
     /// No enhanced token, of a text, a query or an indexed tool, is longer than MAX_TOKEN_LEN bytes.
     #[test]
     fn enhanced_tokens_are_capped(s in any::<String>(), long in "[a-zA-Z0-9]{50,200}", tools in catalog(6)) {

@@ -31,7 +31,7 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::{rank_order, split_best, top_k, Hit};
+use crate::collector::{best_k, rank_order, split_best, top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
 use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
@@ -895,7 +895,7 @@ impl EnhancedIndex {
         }
         let mut hits = self.score(q);
         if parts.len() >= 2 && !hits.is_empty() {
-            hits = self.cover_clauses(hits, parts);
+            hits = self.cover_clauses(hits, parts, limit, min_score);
         }
         hits.retain(|h| h.score >= min_score);
         top_k(&mut hits, limit);
@@ -937,7 +937,17 @@ impl EnhancedIndex {
     /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
     /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
     /// already picked. The picked values never increase, so scores stay sorted.
-    fn cover_clauses(&self, hits: Vec<Hit>, parts: &[ParsedQuery]) -> Vec<Hit> {
+    ///
+    /// The tools outside the pool follow at or below the last pick. When `limit` picks at or
+    /// above `min_score` already stand strictly above it, none of those can reach the first
+    /// `limit`, and they are left out.
+    fn cover_clauses(
+        &self,
+        hits: Vec<Hit>,
+        parts: &[ParsedQuery],
+        limit: usize,
+        min_score: f64,
+    ) -> Vec<Hit> {
         // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
         const POOL: usize = 20;
         let lambda = self.params.clause_weight;
@@ -980,10 +990,10 @@ impl EnhancedIndex {
         for ts in &clause_terms {
             extra.extend(self.top_raw(ts, 3));
         }
-        let (mut kept, mut rest) = split_best(hits, pool);
+        let (mut kept, rest) = split_best(hits, pool);
         kept.extend(rest.iter().filter(|h| extra.contains(&h.slot)));
-        rest.retain(|h| !extra.contains(&h.slot));
         kept.sort_unstable_by(rank_order);
+        let rest = || rest.into_iter().filter(|h| !extra.contains(&h.slot));
         let hits = kept;
         let n = hits.len();
         let mut r: Vec<Vec<f64>> = Vec::with_capacity(parts.len());
@@ -1012,13 +1022,13 @@ impl EnhancedIndex {
         }
         if r.len() < 2 {
             let mut all = hits;
-            all.extend(rest);
+            all.extend(rest());
             return all;
         }
         let pi = 1.0 / r.len() as f64;
         let mut uncovered = vec![1.0f64; r.len()];
         let mut taken = vec![false; n];
-        let mut out = Vec::with_capacity(n + rest.len());
+        let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             let mut best: Option<(usize, f64)> = None;
             for j in (0..n).filter(|&j| !taken[j]) {
@@ -1040,9 +1050,16 @@ impl EnhancedIndex {
                 score: v,
             });
         }
-        // The tools outside the pool follow, below the last pick.
+        // The tools outside the pool follow, at or below the last pick.
         let last = out.last().map_or(f64::INFINITY, |h| h.score);
-        for h in rest {
+        let decided = out
+            .iter()
+            .filter(|h| h.score > last && h.score >= min_score)
+            .count();
+        if decided >= limit {
+            return out;
+        }
+        for h in rest() {
             let tier = h.score.floor();
             let v = tier + (1.0 - lambda) * (h.score - tier);
             out.push(Hit {
@@ -1065,13 +1082,11 @@ impl EnhancedIndex {
                 s.cell(slot).0 += v;
             }
         }
-        let mut hits: Vec<Hit> = s
+        let touched = s
             .touched()
             .iter()
-            .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }))
-            .collect();
-        top_k(&mut hits, k);
-        hits.into_iter().map(|h| h.slot).collect()
+            .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }));
+        best_k(touched, k).into_iter().map(|h| h.slot).collect()
     }
 
     /// Every matching tool (name tier and server / required-word filters applied) with its
@@ -1323,14 +1338,16 @@ pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
 }
 
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
+///
+/// Branch-free: a field without the term adds an exact `+0.0` (weights and norms are
+/// finite), so the sum is the same as over the fields that have it.
+#[inline]
 fn weighted_tf(weights: &[f64; FIELDS], tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
-    weights
-        .iter()
-        .zip(tfs)
-        .zip(norm)
-        .filter(|((_, tf), _)| **tf > 0)
-        .map(|((w, tf), n)| w * f64::from(*tf) * n)
-        .sum()
+    let mut sum = 0.0;
+    for f in 0..FIELDS {
+        sum += weights[f] * f64::from(tfs[f]) * norm[f];
+    }
+    sum
 }
 
 /// The enhanced scorer analyses at most this many bytes of a query (64 KiB, about 10,000
