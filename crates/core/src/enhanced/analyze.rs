@@ -262,10 +262,12 @@ pub fn phrasal(first: &str, second: &str) -> Option<&'static str> {
     if first.len() > 7 || second.len() > 4 {
         return None;
     }
-    let (f, s) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
+    // The table is lowercase ASCII: compare in any ASCII case, without allocating.
     PHRASAL
         .iter()
-        .find(|(a, bs, _)| *a == f && bs.contains(&s.as_str()))
+        .find(|(a, bs, _)| {
+            a.eq_ignore_ascii_case(first) && bs.iter().any(|b| b.eq_ignore_ascii_case(second))
+        })
         .map(|(_, _, c)| *c)
 }
 

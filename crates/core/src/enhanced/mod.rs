@@ -26,6 +26,7 @@ pub mod analyze;
 pub mod lexicon;
 pub mod segment;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use rayon::prelude::*;
@@ -149,9 +150,18 @@ const COMPACT_MARK: char = '\u{1}';
 
 /// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
 pub fn name_key(s: &str) -> String {
-    s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
-        .to_lowercase()
-        .replace('-', "_")
+    let t = s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+    if t.is_ascii() {
+        // One pass and one allocation; the same as below for ASCII.
+        return t
+            .bytes()
+            .map(|b| match b {
+                b'-' => '_',
+                _ => char::from(b.to_ascii_lowercase()),
+            })
+            .collect();
+    }
+    t.to_lowercase().replace('-', "_")
 }
 
 fn compact(s: &str) -> String {
@@ -242,8 +252,9 @@ type Scratch = crate::collector::Accumulator<Cell>;
 pub struct QueryTerm {
     pub term: String,
     pub weight: f64,
-    /// Why it is in the query: `"query"`, `"typo:<original>"` or `"lexicon"`.
-    pub origin: String,
+    /// Why it is in the query: `"query"`, `"synonym:<word>"`, `"typo:<original>"` or
+    /// `"lexicon"`.
+    pub origin: Cow<'static, str>,
     pub required: bool,
 }
 
@@ -555,32 +566,36 @@ impl EnhancedIndex {
 
     /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
-        self.parse_query_with(query, &mut QueryMemo::default())
+        self.parse_query_with(query, &mut QueryMemo::default(), true)
     }
 
     /// [`EnhancedIndex::parse_query`] with a memo of analysed words and typo corrections,
-    /// shared by a request and its clauses.
-    fn parse_query_with(&self, query: &str, memo: &mut QueryMemo) -> ParsedQuery {
+    /// shared by a request and its clauses. Without `names`, the raw name tokens are left
+    /// out (a clause is scored by its terms only).
+    fn parse_query_with(&self, query: &str, memo: &mut QueryMemo, names: bool) -> ParsedQuery {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         // Term → its position in `q.terms` (a map, so many distinct words stay linear).
         let mut seen: FxHashMap<String, usize> = FxHashMap::default();
-        let mut add =
-            |q: &mut ParsedQuery, term: String, weight: f64, origin: String, required: bool| {
-                if let Some(&i) = seen.get(&term) {
-                    let existing = &mut q.terms[i];
-                    existing.required |= required;
-                    existing.weight = existing.weight.max(weight);
-                    return;
-                }
-                seen.insert(term.clone(), q.terms.len());
-                q.terms.push(QueryTerm {
-                    term,
-                    weight,
-                    origin,
-                    required,
-                });
-            };
+        let mut add = |q: &mut ParsedQuery,
+                       term: String,
+                       weight: f64,
+                       origin: Cow<'static, str>,
+                       required: bool| {
+            if let Some(&i) = seen.get(&term) {
+                let existing = &mut q.terms[i];
+                existing.required |= required;
+                existing.weight = existing.weight.max(weight);
+                return;
+            }
+            seen.insert(term.clone(), q.terms.len());
+            q.terms.push(QueryTerm {
+                term,
+                weight,
+                origin,
+                required,
+            });
+        };
         let mut free_text = String::new();
         let mut quoted_text = String::new();
         let raws: Vec<&str> = query.split_whitespace().collect();
@@ -598,11 +613,14 @@ impl EnhancedIndex {
                 }
                 continue;
             }
-            let key = name_key(body);
-            if required && !compact(&key).is_empty() && self.servers.contains_key(&compact(&key)) {
-                q.servers.push(compact(&key));
-                continue;
+            if required {
+                let key = compact(&name_key(body));
+                if !key.is_empty() && self.servers.contains_key(&key) {
+                    q.servers.push(key);
+                    continue;
+                }
             }
+            let key = if names { name_key(body) } else { String::new() };
             if !key.is_empty() {
                 let trimmed =
                     body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
@@ -617,7 +635,7 @@ impl EnhancedIndex {
             }
             if required {
                 for t in self.analyzer.tokens(body) {
-                    add(&mut q, t, 1.0, "query".into(), true);
+                    add(&mut q, t, 1.0, Cow::Borrowed("query"), true);
                 }
             } else if quoted[ri] {
                 quoted_text.push_str(body);
@@ -633,13 +651,19 @@ impl EnhancedIndex {
             free_text = std::mem::take(&mut quoted_text);
         }
         for t in self.analyzer.query_tokens_with(&free_text, &mut memo.words) {
-            add(&mut q, t, 1.0, "query".into(), false);
+            add(&mut q, t, 1.0, Cow::Borrowed("query"), false);
         }
         for t in self
             .analyzer
             .query_tokens_with(&quoted_text, &mut memo.words)
         {
-            add(&mut q, t, self.params.quote_weight, "query".into(), false);
+            add(
+                &mut q,
+                t,
+                self.params.quote_weight,
+                Cow::Borrowed("query"),
+                false,
+            );
         }
         if self.params.synonym_weight > 0.0 {
             let words: Vec<String> = q
@@ -655,7 +679,7 @@ impl EnhancedIndex {
                             &mut q,
                             s.clone(),
                             self.params.synonym_weight,
-                            format!("synonym:{w}"),
+                            Cow::Owned(format!("synonym:{w}")),
                             false,
                         );
                     }
@@ -672,7 +696,7 @@ impl EnhancedIndex {
                         &mut q,
                         t,
                         self.params.lexicon_weight,
-                        "lexicon".into(),
+                        Cow::Borrowed("lexicon"),
                         false,
                     );
                 }
@@ -707,7 +731,7 @@ impl EnhancedIndex {
                     &mut q,
                     c,
                     self.params.typo_weight,
-                    format!("typo:{u}"),
+                    Cow::Owned(format!("typo:{u}")),
                     false,
                 );
             }
@@ -808,7 +832,7 @@ impl EnhancedIndex {
             words: self.word_cache.take(),
             typos: FxHashMap::default(),
         };
-        let q = self.parse_query_with(query, &mut memo);
+        let q = self.parse_query_with(query, &mut memo, true);
         let parts = self.clause_queries_with(query, &mut memo);
         if memo.words.len() > WORD_CACHE_MAX {
             memo.words = analyze::WordMemo::default();
@@ -832,8 +856,9 @@ impl EnhancedIndex {
         self.search_clauses(q, &[], limit, min_score)
     }
 
-    /// The analysed clauses of a multi-step request; empty when it has fewer than two
-    /// clauses with a word some tool has (or clause coverage is off).
+    /// The analysed clauses of a multi-step request (their terms; raw name tokens are not
+    /// kept); empty when it has fewer than two clauses with a word some tool has (or clause
+    /// coverage is off).
     pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
         self.clause_queries_with(query, &mut QueryMemo::default())
     }
@@ -850,7 +875,7 @@ impl EnhancedIndex {
         }
         let out: Vec<ParsedQuery> = parts
             .into_iter()
-            .map(|c| self.parse_query_with(c, memo))
+            .map(|c| self.parse_query_with(c, memo, false))
             .filter(|pq| {
                 pq.terms.iter().any(|t| {
                     t.origin == "query"
@@ -1207,7 +1232,7 @@ impl EnhancedIndex {
                     .vocab
                     .get(t.term.as_str())
                     .filter(|&&id| !self.store.postings[id as usize].is_empty());
-                match (t.origin.as_str(), known) {
+                match (&*t.origin, known) {
                     ("query", Some(&id)) => Some(t.weight * self.idf(id)),
                     ("query", None) if !t.term.chars().any(is_cjk) => {
                         Some(t.weight * self.params.unknown_weight * self.idf_unknown())
@@ -1254,7 +1279,7 @@ impl EnhancedIndex {
             }
             terms.push(TermExplain {
                 term: t.term.clone(),
-                origin: t.origin.clone(),
+                origin: t.origin.to_string(),
                 idf,
                 fields,
                 score: t.weight * idf * tfw / (p.k1 + tfw),
