@@ -119,28 +119,6 @@ pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
     hits.sort_unstable_by(rank_order);
 }
 
-/// Split hits (one per slot) into their `k` best, in [`rank_order`], and the rest, in no
-/// particular order.
-pub fn split_best(mut hits: Vec<Hit>, k: usize) -> (Vec<Hit>, Vec<Hit>) {
-    if hits.len() <= k {
-        hits.sort_unstable_by(rank_order);
-        return (hits, Vec::new());
-    }
-    let best = if k == 0 {
-        Vec::new()
-    } else if k <= SMALL_K {
-        best_k(hits.iter().copied(), k)
-    } else {
-        let mut all = hits.clone();
-        top_k(&mut all, k);
-        all
-    };
-    if let Some(last) = best.last().copied() {
-        hits.retain(|h| rank_order(h, &last).is_gt());
-    }
-    (best, hits)
-}
-
 /// The `k` best of a stream of hits (one per slot), in [`rank_order`], kept in a small
 /// sorted buffer: for small `k` over a stream that need not be collected first.
 pub fn best_k(hits: impl IntoIterator<Item = Hit>, k: usize) -> Vec<Hit> {
@@ -246,14 +224,12 @@ mod tests {
             prop_assert_eq!(got.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
         }
 
-        /// The k best in order, and every other hit once in the rest.
+        /// The streaming form: the first k of a full sort, whatever the order of the stream.
         #[test]
-        fn split_best_partitions(h in hits(), k in 0usize..80) {
-            let all = sorted(h.clone());
-            let (best, rest) = split_best(h, k);
-            let best: Vec<(u32, u64)> = best.iter().map(|h| (h.slot, h.score.to_bits())).collect();
-            prop_assert_eq!(&best[..], &all[..k.min(all.len())]);
-            prop_assert_eq!(sorted(rest), all[k.min(all.len())..].to_vec());
+        fn best_k_of_a_stream(h in hits(), k in 0usize..40) {
+            let want: Vec<(u32, u64)> = sorted(h.clone()).into_iter().take(k).collect();
+            let got = best_k(h.into_iter().rev(), k);
+            prop_assert_eq!(got.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
         }
     }
 }

@@ -32,7 +32,7 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::{best_k, rank_order, split_best, top_k, Hit};
+use crate::collector::{best_k, rank_order, top_k, Hit};
 use crate::error::{ErrorCode, IndexError};
 use crate::index::ToolDoc;
 use crate::name::MCP_PREFIX;
@@ -230,6 +230,37 @@ struct TermWeights {
     id: u32,
     fields: [f64; FIELDS],
     idf: f64,
+}
+
+/// Per-posting contributions of a request's terms, kept by its scoring pass for the
+/// clauses that score the same terms again (a term counts as the same when its id and
+/// query weight are). Values follow the term's postings, in order.
+#[derive(Default)]
+struct Kept {
+    /// The `(term id, query weight)` pairs to keep.
+    want: Vec<(u32, f64)>,
+    /// `(term id, weight bits, start in values)` of each kept term.
+    ranges: Vec<(u32, u64, usize)>,
+    values: Vec<f64>,
+}
+
+impl Kept {
+    fn wants(&self, id: u32, w: f64) -> bool {
+        self.want
+            .iter()
+            .any(|&(i, x)| i == id && x.to_bits() == w.to_bits())
+    }
+
+    /// The kept values of this term at this weight, one per posting.
+    fn get(&self, id: u32, w: f64) -> Option<&[f64]> {
+        let at = self
+            .ranges
+            .iter()
+            .position(|&(i, b, _)| i == id && b == w.to_bits())?;
+        let start = self.ranges[at].2;
+        let end = self.ranges.get(at + 1).map_or(self.values.len(), |r| r.2);
+        Some(&self.values[start..end])
+    }
 }
 
 /// Per slot: (score, covered IDF mass, epoch).
@@ -918,9 +949,20 @@ impl EnhancedIndex {
             top_k(&mut hits, limit);
             return hits;
         }
-        let mut hits = self.score(q);
-        if parts.len() >= 2 && !hits.is_empty() {
-            hits = self.cover_clauses(hits, parts, limit, min_score);
+        if parts.len() < 2 {
+            let mut hits = self.score(q, &mut Kept::default());
+            hits.retain(|h| h.score >= min_score);
+            top_k(&mut hits, limit);
+            return hits;
+        }
+        let clause_terms = self.clause_terms(parts);
+        let mut kept = Kept {
+            want: clause_terms.iter().flatten().copied().collect(),
+            ..Kept::default()
+        };
+        let mut hits = self.score(q, &mut kept);
+        if !hits.is_empty() {
+            hits = self.cover_clauses(hits, &clause_terms, &kept, limit, min_score);
         }
         hits.retain(|h| h.score >= min_score);
         top_k(&mut hits, limit);
@@ -957,29 +999,11 @@ impl EnhancedIndex {
         (c + self.ties[slot as usize]).min(0.999_999)
     }
 
-    /// Greedy per-clause coverage over the best candidates: each pick maximizes
-    /// `tier + (1 − λ) c + λ Σ_i P(i) · r_i(t) · uncovered_i` (xQuAD), where `c` is the whole-request
-    /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
-    /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
-    /// already picked. The picked values never increase, so scores stay sorted.
-    ///
-    /// The tools outside the pool follow at or below the last pick. When `limit` picks at or
-    /// above `min_score` already stand strictly above it, none of those can reach the first
-    /// `limit`, and they are left out.
-    fn cover_clauses(
-        &self,
-        hits: Vec<Hit>,
-        parts: &[ParsedQuery],
-        limit: usize,
-        min_score: f64,
-    ) -> Vec<Hit> {
-        // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
-        const POOL: usize = 20;
-        let lambda = self.params.clause_weight;
-        let pool = POOL;
-        // Each clause's terms, without those other clauses share (the object a request
-        // names once and refers to again: "create a collection …, then list the trash in
-        // this collection" scores its second clause by "list" and "trash").
+    /// Each clause's known terms `(id, weight)`, without those other clauses share (the
+    /// object a request names once and refers to again: "create a collection …, then list
+    /// the trash in this collection" scores its second clause by "list" and "trash"); a
+    /// clause with nothing of its own keeps all of its terms.
+    fn clause_terms(&self, parts: &[ParsedQuery]) -> Vec<Vec<(u32, f64)>> {
         let known = |pq: &ParsedQuery| -> Vec<(u32, f64)> {
             pq.terms
                 .iter()
@@ -990,8 +1014,7 @@ impl EnhancedIndex {
                 .collect()
         };
         let all: Vec<Vec<(u32, f64)>> = parts.iter().map(known).collect();
-        let clause_terms: Vec<Vec<(u32, f64)>> = all
-            .iter()
+        all.iter()
             .enumerate()
             .map(|(i, ts)| {
                 let own: Vec<(u32, f64)> = ts
@@ -1009,20 +1032,61 @@ impl EnhancedIndex {
                     own
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Greedy per-clause coverage over the best candidates: each pick maximizes
+    /// `tier + (1 − λ) c + λ Σ_i P(i) · r_i(t) · uncovered_i` (xQuAD), where `c` is the whole-request
+    /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
+    /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
+    /// already picked. The picked values never increase, so scores stay sorted.
+    ///
+    /// The tools outside the pool follow at or below the last pick. When `limit` picks at or
+    /// above `min_score` already stand strictly above it, none of those can reach the first
+    /// `limit`, and they are left out.
+    fn cover_clauses(
+        &self,
+        hits: Vec<Hit>,
+        clause_terms: &[Vec<(u32, f64)>],
+        kept: &Kept,
+        limit: usize,
+        min_score: f64,
+    ) -> Vec<Hit> {
+        // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
+        const POOL: usize = 20;
+        let lambda = self.params.clause_weight;
+        let pool = POOL;
         // The pool: the best whole-request candidates plus each clause's best few.
-        let mut extra: FxHashSet<u32> = FxHashSet::default();
-        for ts in &clause_terms {
-            extra.extend(self.top_raw(ts, 3));
+        // Clause tops are marked in a bit set over the slots (one test per hit below).
+        let mut extra = vec![0u64; self.store.docs.len().div_ceil(64)];
+        for ts in clause_terms {
+            for slot in self.top_raw(ts, 3, kept) {
+                extra[slot as usize / 64] |= 1 << (slot % 64);
+            }
         }
-        let (mut kept, rest) = split_best(hits, pool);
-        kept.extend(rest.iter().filter(|h| extra.contains(&h.slot)));
-        kept.sort_unstable_by(rank_order);
-        let rest = || rest.into_iter().filter(|h| !extra.contains(&h.slot));
-        let hits = kept;
+        let is_extra = |slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
+        let mut best = if hits.len() <= pool {
+            let mut all = hits.clone();
+            all.sort_unstable_by(rank_order);
+            all
+        } else {
+            best_k(hits.iter().copied(), pool)
+        };
+        // Hits ranked after the best `pool`: the clause tops among them join the pool, the
+        // others follow it.
+        let last = best.last().copied();
+        let beyond = |h: &Hit| last.is_none_or(|l| rank_order(h, &l).is_gt());
+        best.extend(hits.iter().filter(|h| beyond(h) && is_extra(h.slot)));
+        best.sort_unstable_by(rank_order);
+        let rest = || {
+            hits.iter()
+                .copied()
+                .filter(|h| beyond(h) && !is_extra(h.slot))
+        };
+        let hits = best;
         let n = hits.len();
-        let mut r: Vec<Vec<f64>> = Vec::with_capacity(parts.len());
-        for terms in &clause_terms {
+        let mut r: Vec<Vec<f64>> = Vec::with_capacity(clause_terms.len());
+        for terms in clause_terms {
             let tws: Vec<TermWeights> = terms
                 .iter()
                 .map(|&(id, w)| self.term_weights(id, w))
@@ -1095,14 +1159,46 @@ impl EnhancedIndex {
         out
     }
 
-    /// The `k` slots with the highest BM25F score for these terms (no filters).
-    fn top_raw(&self, terms: &[(u32, f64)], k: usize) -> Vec<u32> {
+    /// The `k` slots with the highest BM25F score for these terms (no filters). A term the
+    /// request's scoring pass kept takes its contributions from there (the same values).
+    fn top_raw(&self, terms: &[(u32, f64)], k: usize, kept: &Kept) -> Vec<u32> {
+        if let [(id, w)] = *terms {
+            // One term: its own contributions are the scores (no accumulator needed).
+            let postings = &self.store.postings[id as usize];
+            let top = match kept.get(id, w) {
+                Some(values) => best_k(
+                    postings
+                        .iter()
+                        .zip(values)
+                        .map(|(&(slot, _), &score)| Hit { slot, score }),
+                    k,
+                ),
+                None => {
+                    let tw = self.term_weights(id, w);
+                    best_k(
+                        postings.iter().map(|&(slot, tfs)| Hit {
+                            slot,
+                            score: self.term_score(&tw, slot, &tfs),
+                        }),
+                        k,
+                    )
+                }
+            };
+            return top.into_iter().map(|h| h.slot).collect();
+        }
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         for &(id, w) in terms {
+            let postings = &self.store.postings[id as usize];
+            if let Some(values) = kept.get(id, w) {
+                for (&(slot, _), &v) in postings.iter().zip(values) {
+                    s.cell(slot).0 += v;
+                }
+                continue;
+            }
             let tw = self.term_weights(id, w);
-            for &(slot, tfs) in &self.store.postings[id as usize] {
+            for &(slot, tfs) in postings {
                 let v = self.term_score(&tw, slot, &tfs);
                 s.cell(slot).0 += v;
             }
@@ -1115,8 +1211,9 @@ impl EnhancedIndex {
     }
 
     /// Every matching tool (name tier and server / required-word filters applied) with its
-    /// score `tier + confidence`; empty when the request abstains.
-    fn score(&self, q: &ParsedQuery) -> Vec<Hit> {
+    /// score `tier + confidence`; empty when the request abstains. The per-posting
+    /// contributions of the terms `kept` wants (same id and weight) are kept there.
+    fn score(&self, q: &ParsedQuery, kept: &mut Kept) -> Vec<Hit> {
         let p = &self.params;
         let terms: Vec<(u32, f64, bool)> = q
             .terms
@@ -1147,7 +1244,21 @@ impl EnhancedIndex {
             if generic {
                 weights[0] = p.generic_name_weight.min(weights[0]);
             }
-            for &(slot, tfs) in &self.store.postings[id as usize] {
+            let postings = &self.store.postings[id as usize];
+            if kept.wants(id, w) {
+                let start = kept.values.len();
+                for &(slot, tfs) in postings {
+                    let tfw = weighted_tf(&weights, &tfs, &self.norms[slot as usize]);
+                    let v = w * idf * tfw / (p.k1 + tfw);
+                    let c = s.cell(slot);
+                    c.0 += v;
+                    c.1 += w * idf;
+                    kept.values.push(v);
+                }
+                kept.ranges.push((id, w.to_bits(), start));
+                continue;
+            }
+            for &(slot, tfs) in postings {
                 let tfw = weighted_tf(&weights, &tfs, &self.norms[slot as usize]);
                 let c = s.cell(slot);
                 c.0 += w * idf * tfw / (p.k1 + tfw);
@@ -1285,7 +1396,7 @@ impl EnhancedIndex {
                 score: t.weight * idf * tfw / (p.k1 + tfw),
             });
         }
-        let hits = self.score(&q);
+        let hits = self.score(&q, &mut Kept::default());
         let hit = hits.iter().find(|h| h.slot == slot);
         let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
         let mass = self.query_mass(&q).max(1e-9);
@@ -1363,16 +1474,14 @@ pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
 }
 
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
-///
-/// Branch-free: a field without the term adds an exact `+0.0` (weights and norms are
-/// finite), so the sum is the same as over the fields that have it.
-#[inline]
 fn weighted_tf(weights: &[f64; FIELDS], tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
-    let mut sum = 0.0;
-    for f in 0..FIELDS {
-        sum += weights[f] * f64::from(tfs[f]) * norm[f];
-    }
-    sum
+    weights
+        .iter()
+        .zip(tfs)
+        .zip(norm)
+        .filter(|((_, tf), _)| **tf > 0)
+        .map(|((w, tf), n)| w * f64::from(*tf) * n)
+        .sum()
 }
 
 /// The enhanced scorer analyses at most this many bytes of a query (64 KiB, about 10,000
