@@ -1237,6 +1237,12 @@ impl EnhancedIndex {
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
+        let keep: usize = terms
+            .iter()
+            .filter(|&&(id, w, _)| kept.wants(id, w))
+            .map(|&(id, _, _)| self.store.postings[id as usize].len())
+            .sum();
+        kept.values.reserve_exact(keep);
         for &(id, w, _) in &terms {
             let idf = self.idf(id);
             let generic = self.is_generic(id);
