@@ -1041,9 +1041,10 @@ impl EnhancedIndex {
     /// `P(i) = 1 / clauses`, and `uncovered_i` the product of `1 − r_i` over the tools
     /// already picked. The picked values never increase, so scores stay sorted.
     ///
-    /// The tools outside the pool follow at or below the last pick. When `limit` picks at or
-    /// above `min_score` already stand strictly above it, none of those can reach the first
-    /// `limit`, and they are left out.
+    /// The tools outside the pool follow at or below the last pick. Only what can reach the
+    /// first `limit` is worked out: picking stops once the best candidate left stands below
+    /// the `limit`-th pick, and the tools outside the pool are left out when `limit` picks at
+    /// or above `min_score` stand strictly above the last.
     fn cover_clauses(
         &self,
         hits: Vec<Hit>,
@@ -1087,18 +1088,23 @@ impl EnhancedIndex {
         let n = hits.len();
         let mut r: Vec<Vec<f64>> = Vec::with_capacity(clause_terms.len());
         for terms in clause_terms {
-            let tws: Vec<TermWeights> = terms
+            // Each term's score in a slot: its kept contribution there, or computed.
+            let scorers: Vec<(TermWeights, Option<&[f64]>)> = terms
                 .iter()
-                .map(|&(id, w)| self.term_weights(id, w))
+                .map(|&(id, w)| (self.term_weights(id, w), kept.get(id, w)))
                 .collect();
             let mut row: Vec<f64> = hits
                 .iter()
                 .map(|h| {
-                    tws.iter()
-                        .filter_map(|tw| {
-                            self.store
-                                .posting(tw.id, h.slot)
-                                .map(|tfs| self.term_score(tw, h.slot, tfs))
+                    scorers
+                        .iter()
+                        .filter_map(|(tw, values)| {
+                            let postings = &self.store.postings[tw.id as usize];
+                            let at = postings.binary_search_by_key(&h.slot, |&(s, _)| s).ok()?;
+                            Some(match values {
+                                Some(v) => v[at],
+                                None => self.term_score(tw, h.slot, &postings[at].1),
+                            })
                         })
                         .sum()
                 })
@@ -1117,7 +1123,7 @@ impl EnhancedIndex {
         let pi = 1.0 / r.len() as f64;
         let mut uncovered = vec![1.0f64; r.len()];
         let mut taken = vec![false; n];
-        let mut out = Vec::with_capacity(n);
+        let mut out: Vec<Hit> = Vec::with_capacity(n);
         for _ in 0..n {
             let mut best: Option<(usize, f64)> = None;
             for j in (0..n).filter(|&j| !taken[j]) {
@@ -1130,6 +1136,12 @@ impl EnhancedIndex {
                 }
             }
             let Some((j, v)) = best else { break };
+            // Values only fall from pick to pick: once the best left is below the
+            // `limit`-th pick, neither it nor any tool outside the pool can reach the first
+            // `limit` (ties included).
+            if limit > 0 && out.len() >= limit && v < out[limit - 1].score {
+                return out;
+            }
             taken[j] = true;
             for (i, u) in uncovered.iter_mut().enumerate() {
                 *u *= 1.0 - r[i][j];
