@@ -1,0 +1,198 @@
+//! Query cost of compat and enhanced search on the same requests, for timing and for
+//! instruction counts (which a shared machine does not blur).
+//!
+//! ```sh
+//! node bench/dump-queries.mjs /tmp/sets.json                 # the quality sets, dev split
+//! node bench/dump-catalog.mjs /tmp/catalogs 10k              # or a benchmark catalog
+//! cargo build --profile profiling -p tool-index-core --example query_cost   # release, with symbols
+//! Q=target/profiling/examples/query_cost
+//! $Q sets /tmp/sets.json                                     # µs a query, per set
+//! $Q catalog /tmp/catalogs/catalog-10000.json /tmp/catalogs/queries.json
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!   --toggle-collect='tool_index_core::enhanced::EnhancedIndex::search' $Q sets /tmp/sets.json enhanced
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!   --toggle-collect='tool_index_core::index::ToolIndex::search' $Q sets /tmp/sets.json compat
+//! ```
+//!
+//! The last argument picks what runs: `both` (the default) times every query of every set
+//! through both engines (top 5, threshold 0) and prints µs per query and the ratio;
+//! `compat` or `enhanced` runs each query once through that engine only (divide the
+//! instruction count by the number of queries it prints); `dump` prints each query's
+//! enhanced top 5 (names and scores to 1e-9), so two builds can be checked for identical
+//! rankings. Nothing is asserted.
+
+use std::time::Instant;
+
+use tool_index_core::enhanced::{EnhancedIndex, Params};
+use tool_index_core::{IndexOptions, ToolDoc, ToolIndex};
+
+fn read_json(path: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn str_of(v: &serde_json::Value, key: &str) -> Option<String> {
+    v[key].as_str().map(str::to_owned)
+}
+
+/// Tool entries as the bench scripts write them (`name`, `description`, and optionally
+/// `server`, `schemaText`, `isMcp`).
+fn tools_of(v: &serde_json::Value) -> Vec<ToolDoc> {
+    v.as_array()
+        .expect("an array of tool entries")
+        .iter()
+        .map(|e| ToolDoc {
+            name: str_of(e, "name").unwrap_or_default(),
+            description: str_of(e, "description").unwrap_or_default(),
+            server: str_of(e, "server"),
+            schema_text: str_of(e, "schemaText"),
+            is_mcp: e["isMcp"].as_bool(),
+            ..ToolDoc::default()
+        })
+        .collect()
+}
+
+fn queries_of(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .expect("an array of query strings")
+        .iter()
+        .filter_map(|q| q.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// One set of requests over one catalog, with both indexes built.
+struct Set {
+    id: String,
+    compat: std::rc::Rc<ToolIndex>,
+    enhanced: std::rc::Rc<EnhancedIndex>,
+    queries: Vec<String>,
+}
+
+fn build(tools: Vec<ToolDoc>) -> (std::rc::Rc<ToolIndex>, std::rc::Rc<EnhancedIndex>) {
+    let compat = ToolIndex::build(tools.clone(), IndexOptions::default()).expect("unique names");
+    let enhanced = EnhancedIndex::build(tools, Params::default(), 512).expect("unique names");
+    (std::rc::Rc::new(compat), std::rc::Rc::new(enhanced))
+}
+
+fn load(args: &[String]) -> (Vec<Set>, &str) {
+    match args {
+        [kind, sets, rest @ ..] if kind == "sets" => {
+            let v = read_json(sets);
+            let mut built = std::collections::HashMap::new();
+            for (id, tools) in v["corpora"].as_object().expect("corpora") {
+                built.insert(id.clone(), build(tools_of(tools)));
+            }
+            let sets = v["sets"]
+                .as_array()
+                .expect("sets")
+                .iter()
+                .map(|s| {
+                    let corpus = s["corpus"].as_str().expect("corpus");
+                    let (compat, enhanced) = built[corpus].clone();
+                    Set {
+                        id: str_of(s, "id").unwrap_or_default(),
+                        compat,
+                        enhanced,
+                        queries: queries_of(&s["queries"]),
+                    }
+                })
+                .collect();
+            (sets, rest.first().map_or("both", String::as_str))
+        }
+        [kind, catalog, queries, rest @ ..] if kind == "catalog" => {
+            let (compat, enhanced) = build(tools_of(&read_json(catalog)));
+            let set = Set {
+                id: format!("{} tools", compat.len()),
+                compat,
+                enhanced,
+                queries: queries_of(&read_json(queries)),
+            };
+            (vec![set], rest.first().map_or("both", String::as_str))
+        }
+        _ => {
+            eprintln!("usage: query_cost sets SETS.json [both|compat|enhanced|dump]");
+            eprintln!(
+                "       query_cost catalog CATALOG.json QUERIES.json [both|compat|enhanced|dump]"
+            );
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Mean µs a query over `reps` passes (after one warm-up pass).
+fn time(queries: &[String], reps: usize, mut search: impl FnMut(&str)) -> f64 {
+    queries.iter().for_each(|q| search(q));
+    let t = Instant::now();
+    for _ in 0..reps {
+        queries.iter().for_each(|q| search(q));
+    }
+    t.elapsed().as_secs_f64() * 1e6 / (reps * queries.len().max(1)) as f64
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (sets, mode) = load(&args);
+    let total: usize = sets.iter().map(|s| s.queries.len()).sum();
+    match mode {
+        "compat" | "enhanced" => {
+            for s in &sets {
+                for q in &s.queries {
+                    if mode == "compat" {
+                        std::hint::black_box(s.compat.search(q, 5, 0.0));
+                    } else {
+                        std::hint::black_box(s.enhanced.search(q, 5, 0.0));
+                    }
+                }
+            }
+            println!("{total} queries through {mode} search");
+        }
+        "dump" => {
+            for s in &sets {
+                for q in &s.queries {
+                    let top: Vec<String> = s
+                        .enhanced
+                        .search(q, 5, 0.0)
+                        .iter()
+                        .map(|h| {
+                            format!("{}:{:.9}", s.enhanced.name(h.slot).unwrap_or("?"), h.score)
+                        })
+                        .collect();
+                    println!("{}\t{q}\t{}", s.id, top.join(" "));
+                }
+            }
+        }
+        "both" => {
+            println!("| set | queries | compat µs | enhanced µs | enhanced / compat |");
+            println!("|---|---:|---:|---:|---:|");
+            let (mut c_all, mut e_all) = (0.0, 0.0);
+            for s in &sets {
+                let c = time(&s.queries, 3, |q| {
+                    std::hint::black_box(s.compat.search(q, 5, 0.0));
+                });
+                let e = time(&s.queries, 3, |q| {
+                    std::hint::black_box(s.enhanced.search(q, 5, 0.0));
+                });
+                let n = s.queries.len() as f64;
+                c_all += c * n;
+                e_all += e * n;
+                println!(
+                    "| {} | {} | {c:.1} | {e:.1} | {:.2}× |",
+                    s.id,
+                    s.queries.len(),
+                    e / c
+                );
+            }
+            let n = total.max(1) as f64;
+            println!(
+                "| all | {total} | {:.1} | {:.1} | {:.2}× |",
+                c_all / n,
+                e_all / n,
+                e_all / c_all.max(f64::MIN_POSITIVE)
+            );
+        }
+        other => {
+            eprintln!("unknown mode {other:?}: both, compat, enhanced or dump");
+            std::process::exit(2);
+        }
+    }
+}
