@@ -237,29 +237,36 @@ struct TermWeights {
 /// query weight are). Values follow the term's postings, in order.
 #[derive(Default)]
 struct Kept {
-    /// The `(term id, query weight)` pairs to keep.
-    want: Vec<(u32, f64)>,
-    /// `(term id, weight bits, start in values)` of each kept term.
-    ranges: Vec<(u32, u64, usize)>,
+    /// The `(term id, query weight bits)` pairs to keep.
+    want: FxHashSet<(u32, u64)>,
+    /// Where each kept term's values are: `(start, len)` in `values`.
+    ranges: FxHashMap<(u32, u64), (usize, usize)>,
     values: Vec<f64>,
 }
 
 impl Kept {
+    /// Keep the contributions of these `(term id, query weight)` pairs.
+    fn wanting(pairs: impl IntoIterator<Item = (u32, f64)>) -> Self {
+        Kept {
+            want: pairs.into_iter().map(|(id, w)| (id, w.to_bits())).collect(),
+            ..Kept::default()
+        }
+    }
+
     fn wants(&self, id: u32, w: f64) -> bool {
-        self.want
-            .iter()
-            .any(|&(i, x)| i == id && x.to_bits() == w.to_bits())
+        !self.want.is_empty() && self.want.contains(&(id, w.to_bits()))
+    }
+
+    /// Start keeping a term's values (they follow, one per posting).
+    fn open(&mut self, id: u32, w: f64, len: usize) {
+        self.ranges
+            .insert((id, w.to_bits()), (self.values.len(), len));
     }
 
     /// The kept values of this term at this weight, one per posting.
     fn get(&self, id: u32, w: f64) -> Option<&[f64]> {
-        let at = self
-            .ranges
-            .iter()
-            .position(|&(i, b, _)| i == id && b == w.to_bits())?;
-        let start = self.ranges[at].2;
-        let end = self.ranges.get(at + 1).map_or(self.values.len(), |r| r.2);
-        Some(&self.values[start..end])
+        let &(start, len) = self.ranges.get(&(id, w.to_bits()))?;
+        self.values.get(start..start + len)
     }
 }
 
@@ -956,10 +963,7 @@ impl EnhancedIndex {
             return hits;
         }
         let clause_terms = self.clause_terms(parts);
-        let mut kept = Kept {
-            want: clause_terms.iter().flatten().copied().collect(),
-            ..Kept::default()
-        };
+        let mut kept = Kept::wanting(clause_terms.iter().flatten().copied());
         let mut hits = self.score(q, &mut kept);
         if !hits.is_empty() {
             hits = self.cover_clauses(hits, &clause_terms, &kept, limit, min_score);
@@ -1014,17 +1018,22 @@ impl EnhancedIndex {
                 .collect()
         };
         let all: Vec<Vec<(u32, f64)>> = parts.iter().map(known).collect();
+        // In how many clauses each term is (once per clause), so the filter stays linear.
+        let mut clauses_with: FxHashMap<u32, usize> = FxHashMap::default();
+        for ts in &all {
+            let mut ids: Vec<u32> = ts.iter().map(|&(id, _)| id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                *clauses_with.entry(id).or_insert(0) += 1;
+            }
+        }
         all.iter()
-            .enumerate()
-            .map(|(i, ts)| {
+            .map(|ts| {
                 let own: Vec<(u32, f64)> = ts
                     .iter()
                     .copied()
-                    .filter(|(id, _)| {
-                        !all.iter()
-                            .enumerate()
-                            .any(|(k, o)| k != i && o.iter().any(|(x, _)| x == id))
-                    })
+                    .filter(|(id, _)| clauses_with[id] == 1)
                     .collect();
                 if own.is_empty() {
                     ts.clone()
@@ -1264,7 +1273,7 @@ impl EnhancedIndex {
             }
             let postings = &self.store.postings[id as usize];
             if kept.wants(id, w) {
-                let start = kept.values.len();
+                kept.open(id, w, postings.len());
                 for &(slot, tfs) in postings {
                     let tfw = weighted_tf(&weights, &tfs, &self.norms[slot as usize]);
                     let v = w * idf * tfw / (p.k1 + tfw);
@@ -1273,7 +1282,6 @@ impl EnhancedIndex {
                     c.1 += w * idf;
                     kept.values.push(v);
                 }
-                kept.ranges.push((id, w.to_bits(), start));
                 continue;
             }
             for &(slot, tfs) in postings {
@@ -1959,6 +1967,50 @@ mod tests {
         assert!(i.clause_queries(q).len() >= 2);
         let plain = EnhancedIndex::build(vec![doc("a", "b")], p, 512).unwrap();
         assert!(plain.clause_queries(q).is_empty());
+    }
+
+    /// The largest request analysed (64 KiB), eight steps of 1,300 words each, every word
+    /// in one tool: each of the first five results covers a different step. Its time is
+    /// printed (`cargo test -- --nocapture`), not asserted; the clause work stays linear in
+    /// the number of words.
+    #[test]
+    fn largest_multi_step_request() {
+        let word = |i: usize| -> String {
+            let mut w = String::from("q");
+            let mut x = i;
+            for _ in 0..4 {
+                w.push(char::from(b'a' + (x % 26) as u8));
+                x /= 26;
+            }
+            w
+        };
+        let tools: Vec<ToolDoc> = (0..1040)
+            .map(|t| {
+                let words: Vec<String> = (0..10).map(|k| word(t * 10 + k)).collect();
+                doc(&format!("tool_{t}"), &words.join(" "))
+            })
+            .collect();
+        let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let steps: Vec<String> = (0..8)
+            .map(|c| {
+                let words: Vec<String> = (0..1300).map(|k| word(c * 1300 + k)).collect();
+                words.join(" ")
+            })
+            .collect();
+        let q = steps.join(" then ");
+        assert!(q.len() <= MAX_QUERY_ANALYSED && q.len() > 60_000);
+        let t = std::time::Instant::now();
+        let hits = i.search(&q, 5, 0.0);
+        eprintln!("64 KiB request of 8 steps: {:?}", t.elapsed());
+        let steps_hit: FxHashSet<usize> = hits
+            .iter()
+            .map(|h| {
+                let t: usize = i.name(h.slot).unwrap()["tool_".len()..].parse().unwrap();
+                t * 10 / 1300
+            })
+            .collect();
+        assert_eq!(hits.len(), 5);
+        assert_eq!(steps_hit.len(), 5, "{hits:?}");
     }
 
     #[test]
