@@ -127,13 +127,13 @@ pub fn best_k(hits: impl IntoIterator<Item = Hit>, k: usize) -> Vec<Hit> {
     }
     let mut best: Vec<Hit> = Vec::with_capacity(k + 1);
     for h in hits {
-        let h = &h;
         // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
-        if best.len() == k && (h.score < best[k - 1].score || rank_order(h, &best[k - 1]).is_ge()) {
+        if best.len() == k && (h.score < best[k - 1].score || rank_order(&h, &best[k - 1]).is_ge())
+        {
             continue;
         }
-        let at = best.partition_point(|x| rank_order(x, h).is_lt());
-        best.insert(at, *h);
+        let at = best.partition_point(|x| rank_order(x, &h).is_lt());
+        best.insert(at, h);
         best.truncate(k);
     }
     best
