@@ -14,12 +14,10 @@ use std::time::{Duration, Instant};
 
 use tool_index_core::enhanced::{EnhancedIndex, Params};
 use tool_index_core::index::DEFAULT_MIN_SCORE;
-use tool_index_core::ToolDoc;
 
-fn read_json(path: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+mod common;
+
+use common::{queries_of, read_json, tools_of};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,24 +25,9 @@ fn main() {
         eprintln!("usage: posting_cost QUERIES.json CATALOG.json...");
         std::process::exit(2);
     };
-    let queries: Vec<String> = read_json(queries)
-        .as_array()
-        .expect("an array of query strings")
-        .iter()
-        .filter_map(|q| q.as_str().map(str::to_owned))
-        .collect();
+    let queries = queries_of(&read_json(queries));
     for path in catalogs {
-        let tools: Vec<ToolDoc> = read_json(path)
-            .as_array()
-            .expect("an array of tool entries")
-            .iter()
-            .map(|e| ToolDoc {
-                name: e["name"].as_str().unwrap_or_default().to_owned(),
-                description: e["description"].as_str().unwrap_or_default().to_owned(),
-                is_mcp: e["isMcp"].as_bool(),
-                ..ToolDoc::default()
-            })
-            .collect();
+        let tools = tools_of(&read_json(path));
         let n = tools.len();
         let index = EnhancedIndex::build(tools, Params::default(), 512).expect("unique names");
         let mut total = Duration::ZERO;

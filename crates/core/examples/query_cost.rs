@@ -26,39 +26,9 @@ use std::time::Instant;
 use tool_index_core::enhanced::{EnhancedIndex, Params};
 use tool_index_core::{IndexOptions, ToolDoc, ToolIndex};
 
-fn read_json(path: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+mod common;
 
-fn str_of(v: &serde_json::Value, key: &str) -> Option<String> {
-    v[key].as_str().map(str::to_owned)
-}
-
-/// Tool entries as the bench scripts write them (`name`, `description`, and optionally
-/// `server`, `schemaText`, `isMcp`).
-fn tools_of(v: &serde_json::Value) -> Vec<ToolDoc> {
-    v.as_array()
-        .expect("an array of tool entries")
-        .iter()
-        .map(|e| ToolDoc {
-            name: str_of(e, "name").unwrap_or_default(),
-            description: str_of(e, "description").unwrap_or_default(),
-            server: str_of(e, "server"),
-            schema_text: str_of(e, "schemaText"),
-            is_mcp: e["isMcp"].as_bool(),
-            ..ToolDoc::default()
-        })
-        .collect()
-}
-
-fn queries_of(v: &serde_json::Value) -> Vec<String> {
-    v.as_array()
-        .expect("an array of query strings")
-        .iter()
-        .filter_map(|q| q.as_str().map(str::to_owned))
-        .collect()
-}
+use common::{queries_of, read_json, tools_of};
 
 /// One set of requests over one catalog, with both indexes built.
 struct Set {
@@ -90,7 +60,7 @@ fn load(args: &[String]) -> (Vec<Set>, &str) {
                     let corpus = s["corpus"].as_str().expect("corpus");
                     let (compat, enhanced) = built[corpus].clone();
                     Set {
-                        id: str_of(s, "id").unwrap_or_default(),
+                        id: s["id"].as_str().unwrap_or_default().to_owned(),
                         compat,
                         enhanced,
                         queries: queries_of(&s["queries"]),
