@@ -1,0 +1,97 @@
+//! Why a tool scored what it did: the scoring pass's own terms, weights and formula,
+//! one tool at a time.
+
+use super::score::Kept;
+use super::{EnhancedIndex, FIELDS, FIELD_NAMES};
+
+/// One field's share of a term's score, for [`EnhancedIndex::explain`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermExplain {
+    pub term: String,
+    pub origin: String,
+    pub idf: f64,
+    /// `(field, tf, weighted normalized tf)` for the fields that have the term.
+    pub fields: Vec<(&'static str, u16, f64)>,
+    /// The term's BM25F contribution.
+    pub score: f64,
+}
+
+/// Why a tool scored what it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explain {
+    pub name: String,
+    /// Share of the query's IDF mass this tool matches (what the abstain rule looks at).
+    pub coverage: f64,
+    pub tier: u8,
+    pub relevance: f64,
+    pub score: f64,
+    pub terms: Vec<TermExplain>,
+    pub filtered: Option<String>,
+}
+
+impl EnhancedIndex {
+    /// Per-term, per-field contributions of one tool for a query.
+    pub fn explain(&self, query: &str, name: &str) -> Option<Explain> {
+        let slot = self.slot_of(name)?;
+        let doc = self.store.docs[slot as usize].as_ref()?;
+        let q = self.parse_query(query);
+        let mut terms = Vec::new();
+        for t in &q.terms {
+            let Some(&id) = self.store.vocab.get(t.term.as_str()) else {
+                continue;
+            };
+            let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else {
+                continue;
+            };
+            // The scoring pass's own weights and formula.
+            let tw = self.term_weights(id, t.weight);
+            let norm = &self.norms[slot as usize];
+            let fields = (0..FIELDS)
+                .filter(|&f| tfs[f] > 0)
+                .map(|f| {
+                    let v = tw.fields[f] * f64::from(tfs[f]) * norm[f];
+                    (FIELD_NAMES[f], tfs[f], v)
+                })
+                .collect();
+            terms.push(TermExplain {
+                term: t.term.clone(),
+                origin: t.origin.to_string(),
+                idf: self.idf(id),
+                fields,
+                score: self.term_score(&tw, slot, &tfs),
+            });
+        }
+        let hits = self.score(&q, &mut Kept::default());
+        let hit = hits.iter().find(|h| h.slot == slot);
+        let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
+        let mass = self.query_mass(&q).max(1e-9);
+        let matched: f64 = q
+            .terms
+            .iter()
+            .filter_map(|t| {
+                let id = *self.store.vocab.get(t.term.as_str())?;
+                doc.terms
+                    .iter()
+                    .any(|(x, _)| *x == id)
+                    .then(|| t.weight * self.idf(id))
+            })
+            .sum();
+        Some(Explain {
+            name: doc.name.clone(),
+            coverage: matched / mass,
+            tier,
+            relevance: hit.map(|h| h.score - tier as f64).unwrap_or(0.0),
+            score: hit.map(|h| h.score).unwrap_or(0.0),
+            terms,
+            filtered: if hit.is_none() {
+                Some(if hits.is_empty() {
+                    "the query abstained or matched nothing".into()
+                } else {
+                    "filtered out (server or required term) or no match".into()
+                })
+            } else {
+                None
+            },
+        })
+    }
+}

@@ -1,0 +1,94 @@
+//! Name matching: the keys a tool can be named by (full name, leaf, compacted leaf) and
+//! the tier a query's raw tokens give each tool they name.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{EnhancedIndex, ParsedQuery};
+use crate::name::MCP_PREFIX;
+
+/// Name-match tiers.
+pub const TIER_LEAF: u8 = 1;
+pub const TIER_SERVER_LEAF: u8 = 2;
+pub const TIER_FULL: u8 = 3;
+
+/// Marks compacted-name keys (`croncreate` for `CronCreate`, `sendmessage` for
+/// `send_message`) in the key map: they only come from multi-word names, so even a plain
+/// query word may match them.
+pub(super) const COMPACT_MARK: char = '\u{1}';
+
+/// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
+pub fn name_key(s: &str) -> String {
+    let t = s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+    if t.is_ascii() {
+        // One pass and one allocation; the same as below for ASCII.
+        return t
+            .bytes()
+            .map(|b| match b {
+                b'-' => '_',
+                _ => char::from(b.to_ascii_lowercase()),
+            })
+            .collect();
+    }
+    t.to_lowercase().replace('-', "_")
+}
+
+pub(super) fn compact(s: &str) -> String {
+    s.chars().filter(|c| *c != '_').collect()
+}
+
+/// Split a name into (server, leaf): `mcp__srv__tool` → (`srv`, `tool`); else (given server, name).
+pub fn server_and_leaf<'a>(name: &'a str, server: Option<&'a str>) -> (Option<&'a str>, &'a str) {
+    if let Some(rest) = name.strip_prefix(MCP_PREFIX) {
+        if let Some(i) = rest.find("__") {
+            return (Some(&rest[..i]), &rest[i + 2..]);
+        }
+        return (server, rest);
+    }
+    (server, name)
+}
+
+impl EnhancedIndex {
+    /// Name-match tier of each slot that has one.
+    pub(super) fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
+        let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
+        let compacts: Vec<String> = q.raw.iter().map(|r| compact(r)).collect();
+        // The query's words and servers a leaf match may be on (made on the first leaf match).
+        let mut raw_servers: Option<FxHashSet<&str>> = None;
+        let mut key = String::new();
+        for ((r, c), &ident) in q.raw.iter().zip(&compacts).zip(&q.raw_ident) {
+            // A plain word ("image", "search") names a tool only when it is the whole query;
+            // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
+            key.clear();
+            key.push(COMPACT_MARK);
+            key.push_str(c);
+            let candidates = [ident.then_some(r.as_str()), Some(key.as_str())];
+            for cand in candidates.into_iter().flatten() {
+                let Some(v) = self.keys.get(cand) else {
+                    continue;
+                };
+                for &(slot, tier) in v {
+                    let mut t = tier;
+                    if tier == TIER_LEAF {
+                        let servers = raw_servers.get_or_insert_with(|| {
+                            compacts
+                                .iter()
+                                .map(String::as_str)
+                                .chain(q.servers.iter().map(String::as_str))
+                                .collect()
+                        });
+                        let on_server = self.store.docs[slot as usize]
+                            .as_ref()
+                            .and_then(|d| d.server_key.as_deref())
+                            .is_some_and(|s| servers.contains(s));
+                        if on_server {
+                            t = TIER_SERVER_LEAF;
+                        }
+                    }
+                    let e = tiers.entry(slot).or_insert(0);
+                    *e = (*e).max(t);
+                }
+            }
+        }
+        tiers
+    }
+}

@@ -1,0 +1,69 @@
+//! The enhanced ranking's parameters and its evidence → confidence curve.
+
+use super::FIELDS;
+
+/// Ranking parameters (chosen by measurement on the dev split of `bench/quality.mjs`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// BM25 term-frequency saturation.
+    pub k1: f64,
+    /// Field weights: name, server, searchHint, description, schema.
+    pub weights: [f64; FIELDS],
+    /// Field length normalization (0 = none, 1 = full).
+    pub b: [f64; FIELDS],
+    /// Query weight of a one-edit correction of an unknown word.
+    pub typo_weight: f64,
+    /// Query weight of a lexicon expansion of CJK text.
+    pub lexicon_weight: f64,
+    /// Abstain only when the best tool also matches less than this share of the query's
+    /// IDF mass (see [`Params::abstain_confidence`]; 0 turns abstaining off).
+    pub abstain_coverage: f64,
+    /// How much a query word that no tool has counts in the query's mass (×its IDF).
+    pub unknown_weight: f64,
+    /// Abstain when the best tool's confidence ([`confidence`]) is below this, it covers
+    /// less than [`Params::abstain_coverage`] of the request, no name matched and no server
+    /// filter was given: the request matched only a few weak words (0 turns it off).
+    pub abstain_confidence: f64,
+    /// Evidence at which a tool's confidence is one half (see [`confidence`]).
+    pub confidence_scale: f64,
+    /// Weight of per-clause coverage in multi-step requests (0 turns it off; see
+    /// [`EnhancedIndex::search`]).
+    pub clause_weight: f64,
+    /// Query weight of a synonym ([`analyze::SYNONYMS`]) of a query word.
+    pub synonym_weight: f64,
+    /// Name-field weight of a generic word ([`analyze::GENERIC_NAME_WORDS`]) in place of
+    /// `weights[0]`.
+    pub generic_name_weight: f64,
+    /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
+    pub quote_weight: f64,
+}
+
+/// A tool's confidence from its evidence: `e / (e + scale)`, in `[0, 1)`. The evidence is
+/// the tool's BM25F score divided by the largest IDF the index can give (that of a word in
+/// one tool), so it counts the query words the tool matches, each by how rare and how
+/// prominent it is: about 1 for one rare word in the name, 2–3 for a typical right answer,
+/// whatever the length of the request.
+pub fn confidence(evidence: f64, scale: f64) -> f64 {
+    let e = evidence.max(0.0);
+    (e / (e + scale.max(1e-9))).min(0.999_999)
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            k1: 1.2,
+            weights: [3.0, 1.5, 2.0, 1.0, 0.2],
+            b: [0.3, 0.3, 0.5, 0.75, 0.75],
+            typo_weight: 0.6,
+            lexicon_weight: 0.8,
+            abstain_coverage: 0.5,
+            unknown_weight: 0.25,
+            abstain_confidence: 0.23,
+            confidence_scale: 1.0,
+            clause_weight: 0.4,
+            synonym_weight: 0.2,
+            generic_name_weight: 1.0,
+            quote_weight: 0.3,
+        }
+    }
+}

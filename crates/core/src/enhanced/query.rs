@@ -1,0 +1,372 @@
+//! The query side: a request analysed into weighted terms (words, stems, synonyms, quoted
+//! words, CJK lexicon expansions, typo corrections), raw name tokens and server filters,
+//! and a multi-step request's clauses.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::analyze::{self, is_cjk};
+use super::lexicon;
+use super::names::{compact, name_key};
+use super::tools::deletions;
+use super::EnhancedIndex;
+
+/// A term of an analysed query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
+    /// Why it is in the query: `"query"`, `"synonym:<word>"`, `"typo:<original>"` or
+    /// `"lexicon"`.
+    pub origin: Cow<'static, str>,
+    pub required: bool,
+}
+
+/// An analysed query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedQuery {
+    pub terms: Vec<QueryTerm>,
+    /// Normalized raw tokens, for name matching, with whether each looked like an identifier
+    /// (`snake_case`, `kebab-case`, `CamelCase`) or was the whole query.
+    pub raw: Vec<String>,
+    pub raw_ident: Vec<bool>,
+    /// `server:` / `+server` filters (compacted server keys).
+    pub servers: Vec<String>,
+}
+
+/// What one request's analysis has already worked out, shared with its clauses.
+#[derive(Default)]
+pub(super) struct QueryMemo {
+    /// Tokens by word.
+    pub(super) words: analyze::WordMemo,
+    /// Typo corrections by unknown word.
+    pub(super) typos: FxHashMap<String, Vec<String>>,
+}
+
+/// The most words [`EnhancedIndex`] keeps analysed between requests (words of up to
+/// [`analyze::MAX_MEMO_WORD`] bytes: well under 1 MB in all).
+pub const WORD_CACHE_MAX: usize = 4096;
+
+impl EnhancedIndex {
+    /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
+    pub fn parse_query(&self, query: &str) -> ParsedQuery {
+        self.parse_query_with(query, &mut QueryMemo::default(), true)
+    }
+
+    /// [`EnhancedIndex::parse_query`] with a memo of analysed words and typo corrections,
+    /// shared by a request and its clauses. Without `names`, the raw name tokens are left
+    /// out (a clause is scored by its terms only).
+    pub(super) fn parse_query_with(
+        &self,
+        query: &str,
+        memo: &mut QueryMemo,
+        names: bool,
+    ) -> ParsedQuery {
+        let query = analysed_prefix(query);
+        let mut q = ParsedQuery::default();
+        // Term → its position in `q.terms` (a map, so many distinct words stay linear).
+        let mut seen: FxHashMap<String, usize> = FxHashMap::default();
+        let mut add = |q: &mut ParsedQuery,
+                       term: String,
+                       weight: f64,
+                       origin: Cow<'static, str>,
+                       required: bool| {
+            if let Some(&i) = seen.get(&term) {
+                let existing = &mut q.terms[i];
+                existing.required |= required;
+                existing.weight = existing.weight.max(weight);
+                return;
+            }
+            seen.insert(term.clone(), q.terms.len());
+            q.terms.push(QueryTerm {
+                term,
+                weight,
+                origin,
+                required,
+            });
+        };
+        let mut free_text = String::new();
+        let mut quoted_text = String::new();
+        let raws: Vec<&str> = query.split_whitespace().collect();
+        let quoted = quoted_tokens(&raws);
+        for (ri, &raw) in raws.iter().enumerate() {
+            // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
+            let (required, body) = match raw.strip_prefix('+') {
+                Some(b) if b.chars().next().is_some_and(char::is_alphabetic) => (true, b),
+                _ => (false, raw),
+            };
+            if let Some(s) = body.strip_prefix("server:") {
+                let key = compact(&name_key(s));
+                if !key.is_empty() {
+                    q.servers.push(key);
+                }
+                continue;
+            }
+            if required {
+                let key = compact(&name_key(body));
+                if !key.is_empty() && self.servers.contains_key(&key) {
+                    q.servers.push(key);
+                    continue;
+                }
+            }
+            let key = if names { name_key(body) } else { String::new() };
+            if !key.is_empty() {
+                let trimmed =
+                    body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+                let camel = trimmed
+                    .chars()
+                    .zip(trimmed.chars().skip(1))
+                    .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
+                let ident =
+                    camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
+                q.raw.push(key);
+                q.raw_ident.push(ident || query.trim() == raw);
+            }
+            if required {
+                for t in self.analyzer.tokens(body) {
+                    add(&mut q, t, 1.0, Cow::Borrowed("query"), true);
+                }
+            } else if quoted[ri] {
+                quoted_text.push_str(body);
+                quoted_text.push(' ');
+            } else {
+                free_text.push_str(body);
+                free_text.push(' ');
+            }
+        }
+        // Quoted text is mostly an argument value ("named 'Daily Tasks'"): its words weigh
+        // less, unless the request is nothing but a quotation.
+        if !free_text.chars().any(char::is_alphanumeric) {
+            free_text = std::mem::take(&mut quoted_text);
+        }
+        for t in self.analyzer.query_tokens_with(&free_text, &mut memo.words) {
+            add(&mut q, t, 1.0, Cow::Borrowed("query"), false);
+        }
+        for t in self
+            .analyzer
+            .query_tokens_with(&quoted_text, &mut memo.words)
+        {
+            add(
+                &mut q,
+                t,
+                self.params.quote_weight,
+                Cow::Borrowed("query"),
+                false,
+            );
+        }
+        if self.params.synonym_weight > 0.0 {
+            let words: Vec<String> = q
+                .terms
+                .iter()
+                .filter(|t| t.origin == "query" && t.weight >= 1.0)
+                .map(|t| t.term.clone())
+                .collect();
+            for w in words {
+                if let Some(syn) = self.synonyms.get(&w) {
+                    for s in syn {
+                        add(
+                            &mut q,
+                            s.clone(),
+                            self.params.synonym_weight,
+                            Cow::Owned(format!("synonym:{w}")),
+                            false,
+                        );
+                    }
+                }
+            }
+        }
+        q.servers.sort_unstable();
+        q.servers.dedup();
+        if query.chars().any(is_cjk) {
+            for en in lexicon::expand(query) {
+                let t = self.analyzer.stem_word(en);
+                if !t.is_empty() {
+                    add(
+                        &mut q,
+                        t,
+                        self.params.lexicon_weight,
+                        Cow::Borrowed("lexicon"),
+                        false,
+                    );
+                }
+            }
+        }
+        // One-edit corrections of unknown words against the name vocabulary.
+        let unknown: Vec<String> = q
+            .terms
+            .iter()
+            .filter(|t| {
+                t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk)
+            })
+            .filter(|t| {
+                self.store
+                    .vocab
+                    .get(t.term.as_str())
+                    .is_none_or(|&id| self.store.postings[id as usize].is_empty())
+            })
+            .map(|t| t.term.clone())
+            .collect();
+        for u in unknown {
+            let fixes = match memo.typos.get(&u) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = self.corrections(&u);
+                    memo.typos.insert(u.clone(), f.clone());
+                    f
+                }
+            };
+            for c in fixes {
+                add(
+                    &mut q,
+                    c,
+                    self.params.typo_weight,
+                    Cow::Owned(format!("typo:{u}")),
+                    false,
+                );
+            }
+        }
+        q
+    }
+
+    /// Whether a term is in some tool's name or server field now (the deletion map may hold
+    /// terms that no longer are, after removals: they are skipped here, so corrections depend
+    /// only on the current tools, not on the index's history).
+    pub(super) fn is_name_term(&self, id: u32) -> bool {
+        self.store.postings[id as usize]
+            .iter()
+            .any(|(_, tf)| tf[0] > 0 || tf[1] > 0)
+    }
+
+    pub(super) fn corrections(&self, word: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |id: u32| {
+            if self.is_name_term(id) {
+                let t = self.store.term_text[id as usize].to_string();
+                if t != word && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        };
+        if let Some(ids) = self.deletes.get(word) {
+            ids.iter().for_each(|&i| push(i));
+        }
+        for d in deletions(word) {
+            if let Some(&id) = self.store.vocab.get(d.as_str()) {
+                push(id);
+            }
+            if let Some(ids) = self.deletes.get(d.as_str()) {
+                ids.iter().for_each(|&i| push(i));
+            }
+        }
+        // A fixed order (not the order terms entered the vocabulary) before keeping three.
+        out.sort_unstable();
+        out.truncate(3);
+        out
+    }
+
+    /// The analysed clauses of a multi-step request (their terms; raw name tokens are not
+    /// kept); empty when it has fewer than two clauses with a word some tool has (or clause
+    /// coverage is off).
+    pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
+        self.clause_queries_with(query, &mut QueryMemo::default())
+    }
+
+    pub(super) fn clause_queries_with(
+        &self,
+        query: &str,
+        memo: &mut QueryMemo,
+    ) -> Vec<ParsedQuery> {
+        const MAX_CLAUSES: usize = 8;
+        if self.params.clause_weight <= 0.0 {
+            return Vec::new();
+        }
+        let text = analysed_prefix(query);
+        let parts = analyze::clauses(text);
+        if parts.len() < 2 || parts.len() > MAX_CLAUSES {
+            return Vec::new();
+        }
+        let out: Vec<ParsedQuery> = parts
+            .into_iter()
+            .map(|c| self.parse_query_with(c, memo, false))
+            .filter(|pq| {
+                pq.terms.iter().any(|t| {
+                    t.origin == "query"
+                        && self
+                            .store
+                            .vocab
+                            .get(t.term.as_str())
+                            .is_some_and(|&id| !self.store.postings[id as usize].is_empty())
+                })
+            })
+            .collect();
+        if out.len() < 2 {
+            return Vec::new();
+        }
+        out
+    }
+}
+
+/// Which whitespace-separated tokens of a request lie inside a quotation: from a token that
+/// opens with `"`, `'`, `` ` ``, `“` or `‘` (after any opening bracket) to the token that
+/// closes with the same mark (before trailing punctuation). A quotation that never closes
+/// quotes nothing (an apostrophe, not a quote).
+pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
+    const MARKS: [(char, char); 5] = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('`', '`'),
+        ('\u{201C}', '\u{201D}'),
+        ('\u{2018}', '\u{2019}'),
+    ];
+    let mut out = vec![false; raws.len()];
+    let mut open: Option<(usize, char)> = None;
+    for (i, raw) in raws.iter().enumerate() {
+        let head = raw.trim_start_matches(['(', '[', '{']);
+        let tail = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+        match open {
+            None => {
+                let Some(&(_, close)) = MARKS.iter().find(|(o, _)| head.starts_with(*o)) else {
+                    continue;
+                };
+                let rest = &head[head.chars().next().map_or(0, char::len_utf8)..];
+                let rest_tail =
+                    rest.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
+                if !rest_tail.is_empty() && rest_tail.ends_with(close) {
+                    out[i] = true;
+                } else {
+                    open = Some((i, close));
+                }
+            }
+            Some((start, close)) => {
+                if tail.ends_with(close) {
+                    out[start..=i].iter_mut().for_each(|q| *q = true);
+                    open = None;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The enhanced scorer analyses at most this many bytes of a query (64 KiB, about 10,000
+/// words): a longer query is cut at the last whitespace before the limit (or at the limit on
+/// a character boundary when there is none). This bounds per-query work, so a 10 MB query
+/// answers in milliseconds; no tool name or realistic request comes near it.
+pub const MAX_QUERY_ANALYSED: usize = 64 * 1024;
+
+/// The part of a query the enhanced scorer analyses (see [`MAX_QUERY_ANALYSED`]).
+pub fn analysed_prefix(query: &str) -> &str {
+    if query.len() <= MAX_QUERY_ANALYSED {
+        return query;
+    }
+    let mut end = MAX_QUERY_ANALYSED;
+    while !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &query[..end];
+    match head.rfind(char::is_whitespace) {
+        Some(i) if i > 0 => &head[..i],
+        _ => head,
+    }
+}

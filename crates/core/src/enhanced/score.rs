@@ -1,0 +1,270 @@
+//! The scoring pass: BM25F over the query terms' postings into the collector, each
+//! matching tool's confidence and name tier, filters, and the abstain rule.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::analyze::is_cjk;
+use super::params::confidence;
+use super::{EnhancedIndex, ParsedQuery, FIELDS};
+use crate::collector::Hit;
+
+/// A query term, ready for scoring: its id, field weights and `query weight · idf`.
+pub(super) struct TermWeights {
+    pub(super) id: u32,
+    pub(super) fields: [f64; FIELDS],
+    pub(super) idf: f64,
+}
+
+/// Per-posting contributions of a request's terms, kept by its scoring pass for the
+/// clauses that score the same terms again (a term counts as the same when its id and
+/// query weight are). Values follow the term's postings, in order.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// The `(term id, query weight bits)` pairs to keep.
+    pub(super) want: FxHashSet<(u32, u64)>,
+    /// Where each kept term's values are: `(start, len)` in `values`.
+    pub(super) ranges: FxHashMap<(u32, u64), (usize, usize)>,
+    pub(super) values: Vec<f64>,
+}
+
+impl Kept {
+    /// Keep the contributions of these `(term id, query weight)` pairs.
+    pub(super) fn wanting(pairs: impl IntoIterator<Item = (u32, f64)>) -> Self {
+        Kept {
+            want: pairs.into_iter().map(|(id, w)| (id, w.to_bits())).collect(),
+            ..Kept::default()
+        }
+    }
+
+    pub(super) fn wants(&self, id: u32, w: f64) -> bool {
+        !self.want.is_empty() && self.want.contains(&(id, w.to_bits()))
+    }
+
+    /// Start keeping a term's values (they follow, one per posting).
+    pub(super) fn open(&mut self, id: u32, w: f64, len: usize) {
+        self.ranges
+            .insert((id, w.to_bits()), (self.values.len(), len));
+    }
+
+    /// The kept values of this term at this weight, one per posting.
+    pub(super) fn get(&self, id: u32, w: f64) -> Option<&[f64]> {
+        let &(start, len) = self.ranges.get(&(id, w.to_bits()))?;
+        self.values.get(start..start + len)
+    }
+}
+
+/// Per slot: (score, covered IDF mass, epoch).
+#[derive(Clone, Copy)]
+pub(super) struct Cell(pub(super) f64, f64, u32);
+
+impl crate::collector::Cell for Cell {
+    fn epoch(&self) -> u32 {
+        self.2
+    }
+    fn fresh(epoch: u32) -> Self {
+        Cell(0.0, 0.0, epoch)
+    }
+}
+
+pub(super) type Scratch = crate::collector::Accumulator<Cell>;
+
+impl EnhancedIndex {
+    pub(super) fn idf(&self, term: u32) -> f64 {
+        let n = self.store.live as f64;
+        let df = self.store.postings[term as usize].len() as f64;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// A term's BM25F contribution in one slot (`tfs` its field frequencies there).
+    pub(super) fn term_score(&self, tw: &TermWeights, slot: u32, tfs: &[u16; FIELDS]) -> f64 {
+        let tfw = weighted_tf(&tw.fields, tfs, &self.norms[slot as usize]);
+        tw.idf * tfw / (self.params.k1 + tfw)
+    }
+
+    /// A query term's field weights (generic words weigh less in the name) and `w · idf`.
+    pub(super) fn term_weights(&self, id: u32, w: f64) -> TermWeights {
+        let mut fields = self.params.weights;
+        if self.is_generic(id) {
+            fields[0] = self.params.generic_name_weight.min(fields[0]);
+        }
+        TermWeights {
+            id,
+            fields,
+            idf: w * self.idf(id),
+        }
+    }
+
+    pub(super) fn is_generic(&self, id: u32) -> bool {
+        !self.generic.is_empty() && self.generic.contains(&*self.store.term_text[id as usize])
+    }
+
+    /// Evidence → confidence, with a tie-break below any real difference: of two tools
+    /// with the same evidence, the one with fewer words (the more specific) first.
+    pub(super) fn confidence_of(&self, raw: f64, max_idf: f64, slot: u32) -> f64 {
+        let c = confidence(raw / max_idf, self.params.confidence_scale);
+        (c + self.ties[slot as usize]).min(0.999_999)
+    }
+
+    /// Every matching tool (name tier and server / required-word filters applied) with its
+    /// score `tier + confidence`; empty when the request abstains. The per-posting
+    /// contributions of the terms `kept` wants (same id and weight) are kept there.
+    pub(super) fn score(&self, q: &ParsedQuery, kept: &mut Kept) -> Vec<Hit> {
+        let p = &self.params;
+        let terms: Vec<(u32, f64, bool)> = q
+            .terms
+            .iter()
+            .filter_map(|t| {
+                self.store
+                    .vocab
+                    .get(t.term.as_str())
+                    .map(|&id| (id, t.weight, t.required))
+            })
+            .filter(|(id, _, _)| !self.store.postings[*id as usize].is_empty())
+            .collect();
+        let required_missing = q.terms.iter().any(|t| {
+            t.required
+                && !terms
+                    .iter()
+                    .any(|(id, _, r)| *r && *self.store.term_text[*id as usize] == t.term)
+        });
+        let max_score = self.query_mass(q).max(1e-9);
+        let mut guard = self.scratch.borrow_mut();
+        let s = &mut *guard;
+        s.begin(self.store.docs.len());
+        let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
+        let keep: usize = terms
+            .iter()
+            .filter(|&&(id, w, _)| kept.wants(id, w))
+            .map(|&(id, _, _)| self.store.postings[id as usize].len())
+            .sum();
+        kept.values.reserve_exact(keep);
+        for &(id, w, _) in &terms {
+            let tw = self.term_weights(id, w);
+            let postings = &self.store.postings[id as usize];
+            if kept.wants(id, w) {
+                kept.open(id, w, postings.len());
+                for &(slot, tfs) in postings {
+                    let v = self.term_score(&tw, slot, &tfs);
+                    let c = s.cell(slot);
+                    c.0 += v;
+                    c.1 += tw.idf;
+                    kept.values.push(v);
+                }
+                continue;
+            }
+            for &(slot, tfs) in postings {
+                let c = s.cell(slot);
+                c.0 += self.term_score(&tw, slot, &tfs);
+                c.1 += tw.idf;
+            }
+        }
+        let tiers = self.tiers(q);
+        let server_ok = |slot: u32| {
+            q.servers.is_empty()
+                || self.store.docs[slot as usize]
+                    .as_ref()
+                    .and_then(|d| d.server_key.as_ref())
+                    .is_some_and(|k| q.servers.contains(k))
+        };
+        let has_required = |slot: u32| {
+            required
+                .iter()
+                .all(|&t| self.store.posting(t, slot).is_some())
+        };
+        let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
+        let max_idf = self.idf_unknown();
+        // The best-scoring tool's evidence and coverage (what the abstain rules look at).
+        let mut best_raw = 0.0f64;
+        let mut best_cov = 0.0f64;
+        let mut best_score = f64::NEG_INFINITY;
+        for &slot in s.touched() {
+            let Some(&Cell(score, mass, _)) = s.get(slot) else {
+                continue;
+            };
+            if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot))
+            {
+                continue;
+            }
+            let tier = if tiers.is_empty() {
+                0.0
+            } else {
+                tiers.get(&slot).copied().unwrap_or(0) as f64
+            };
+            if tier * 1e6 + score > best_score {
+                best_score = tier * 1e6 + score;
+                best_raw = score;
+                best_cov = mass;
+            }
+            hits.push(Hit {
+                slot,
+                score: tier + self.confidence_of(score, max_idf, slot),
+            });
+        }
+        for (&slot, &tier) in &tiers {
+            if s.get(slot).is_none()
+                && server_ok(slot)
+                && !required_missing
+                && (required.is_empty() || has_required(slot))
+            {
+                hits.push(Hit {
+                    slot,
+                    score: tier as f64,
+                });
+            }
+        }
+        // Abstain: nothing named, the best tool's evidence is weak, and it covers little of
+        // the request (a short request fully matched in a small index is no reason to).
+        if tiers.is_empty() && q.servers.is_empty() {
+            let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
+            if conf < p.abstain_confidence && best_cov / max_score < p.abstain_coverage {
+                return Vec::new();
+            }
+        }
+        hits
+    }
+
+    /// The query's IDF mass: what a tool matching every query word would cover. Words of the
+    /// query count whether or not any tool has them (an unknown word is evidence that no tool
+    /// fits), except CJK bigrams no tool has (splitting artifacts such as `送消`); lexicon
+    /// expansions count at their weight; typo corrections do not.
+    pub(super) fn query_mass(&self, q: &ParsedQuery) -> f64 {
+        q.terms
+            .iter()
+            .filter_map(|t| {
+                let known = self
+                    .store
+                    .vocab
+                    .get(t.term.as_str())
+                    .filter(|&&id| !self.store.postings[id as usize].is_empty());
+                match (&*t.origin, known) {
+                    ("query", Some(&id)) => Some(t.weight * self.idf(id)),
+                    ("query", None) if !t.term.chars().any(is_cjk) => {
+                        Some(t.weight * self.params.unknown_weight * self.idf_unknown())
+                    }
+                    ("lexicon", Some(&id)) => Some(t.weight * self.idf(id)),
+                    _ => None,
+                }
+            })
+            .sum()
+    }
+
+    pub(super) fn idf_unknown(&self) -> f64 {
+        let n = self.store.live as f64;
+        (1.0 + (n + 0.5) / 0.5).ln()
+    }
+}
+
+/// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
+pub(super) fn weighted_tf(
+    weights: &[f64; FIELDS],
+    tfs: &[u16; FIELDS],
+    norm: &[f64; FIELDS],
+) -> f64 {
+    weights
+        .iter()
+        .zip(tfs)
+        .zip(norm)
+        .filter(|((_, tf), _)| **tf > 0)
+        .map(|((w, tf), n)| w * f64::from(*tf) * n)
+        .sum()
+}

@@ -1,0 +1,240 @@
+//! The tool side: each tool's analysis into five fields, and the index's bookkeeping as
+//! tools come and go (postings, name keys, servers, the typo map, length normalization).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::analyze::{self, is_cjk, Analyzer};
+use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
+use super::{EnhancedIndex, FIELDS};
+use crate::index::ToolDoc;
+use crate::store::{Scorer, SlotDoc, SlotStore};
+
+#[derive(Debug, Clone)]
+pub(crate) struct Doc {
+    pub(super) name: String,
+    pub(super) server_key: Option<String>,
+    pub(super) terms: Vec<(u32, [u16; FIELDS])>,
+    pub(super) len: [u32; FIELDS],
+    /// `1 / (1 - b + b * len / avg)` per field.
+    pub(super) norm: [f64; FIELDS],
+    pub(super) keys: Vec<(String, u8)>,
+}
+
+impl SlotDoc for Doc {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.terms.iter().map(|&(t, _)| t)
+    }
+}
+
+pub(super) struct Analyzed {
+    pub(super) name: String,
+    pub(super) server_key: Option<String>,
+    pub(super) tf: Vec<(String, [u16; FIELDS])>,
+    pub(super) len: [u32; FIELDS],
+    pub(super) keys: Vec<(String, u8)>,
+}
+
+pub(super) fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
+    let (server, leaf) = server_and_leaf(&doc.name, doc.server.as_deref());
+    let texts: [&str; FIELDS] = [
+        leaf,
+        server.unwrap_or(""),
+        doc.search_hint.as_deref().unwrap_or(""),
+        &doc.description,
+        doc.schema_text.as_deref().unwrap_or(""),
+    ];
+    let mut order: Vec<(String, [u16; FIELDS])> = Vec::new();
+    let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+    let mut len = [0u32; FIELDS];
+    for (f, text) in texts.iter().enumerate() {
+        a.analyze(text, |t| {
+            len[f] += 1;
+            let i = match pos.get(t.as_ref()) {
+                Some(&i) => i,
+                None => {
+                    order.push((t.to_string(), [0; FIELDS]));
+                    pos.insert(t.into_owned(), order.len() - 1);
+                    order.len() - 1
+                }
+            };
+            order[i].1[f] = order[i].1[f].saturating_add(1);
+        });
+    }
+    let server_key = server.map(|s| compact(&name_key(s)));
+    let full = name_key(&doc.name);
+    let leaf_key = name_key(leaf);
+    let mut keys = vec![(full.clone(), TIER_FULL)];
+    if leaf_key != full {
+        keys.push((leaf_key.clone(), TIER_LEAF));
+    }
+    let c = compact(&leaf_key);
+    if analyze::split_identifier(leaf).len() > 1 && c.len() >= 4 {
+        keys.push((format!("{COMPACT_MARK}{c}"), TIER_LEAF));
+    }
+    Analyzed {
+        name: doc.name.clone(),
+        server_key,
+        tf: order,
+        len,
+        keys,
+    }
+}
+
+pub(super) fn deletions(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    (0..chars.len())
+        .map(|i| {
+            chars
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, c)| *c)
+                .collect()
+        })
+        .collect()
+}
+
+impl EnhancedIndex {
+    pub(super) fn link(&mut self, slot: u32, a: Analyzed) {
+        let mut terms = Vec::with_capacity(a.tf.len());
+        for (tok, tfs) in a.tf {
+            let (id, _) = self.store.intern(&tok);
+            if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
+                let text = self.store.term_text[id as usize].clone();
+                if text.chars().count() >= 4 && !text.chars().any(is_cjk) {
+                    for d in deletions(&text) {
+                        self.deletes.entry(d.into_boxed_str()).or_default().push(id);
+                    }
+                }
+            }
+            self.store.post(id, slot, tfs);
+            terms.push((id, tfs));
+        }
+        for (k, tier) in &a.keys {
+            self.keys.entry(k.clone()).or_default().push((slot, *tier));
+        }
+        if let Some(s) = &a.server_key {
+            self.servers.entry(s.clone()).or_default().push(slot);
+        }
+        for f in 0..FIELDS {
+            self.len_sum[f] += a.len[f] as u64;
+        }
+        self.store.occupy(
+            slot,
+            Doc {
+                name: a.name,
+                server_key: a.server_key,
+                terms,
+                len: a.len,
+                norm: [1.0; FIELDS],
+                keys: a.keys,
+            },
+        );
+    }
+}
+
+impl Scorer for EnhancedIndex {
+    type Tool = ToolDoc;
+
+    type Doc = Doc;
+    type Payload = [u16; FIELDS];
+
+    fn store(&self) -> &SlotStore<Doc, [u16; FIELDS]> {
+        &self.store
+    }
+
+    fn vacate(&mut self, slot: u32) {
+        let Some(doc) = self.store.vacate(slot) else {
+            return;
+        };
+        for (k, _) in &doc.keys {
+            if let Some(v) = self.keys.get_mut(k) {
+                v.retain(|e| e.0 != slot);
+                if v.is_empty() {
+                    self.keys.remove(k);
+                }
+            }
+        }
+        if let Some(s) = &doc.server_key {
+            if let Some(v) = self.servers.get_mut(s) {
+                v.retain(|e| *e != slot);
+                if v.is_empty() {
+                    self.servers.remove(s);
+                }
+            }
+        }
+        for f in 0..FIELDS {
+            self.len_sum[f] -= doc.len[f] as u64;
+        }
+    }
+
+    fn fill(&mut self, slot: u32, tool: ToolDoc) {
+        let a = analyze_doc(&self.analyzer, &tool);
+        self.link(slot, a);
+    }
+
+    fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
+        let a = &self.analyzer;
+        let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
+            tools
+                .par_iter()
+                .map(|t| analyze_doc(&Analyzer::default(), t))
+                .collect()
+        } else {
+            tools.iter().map(|t| analyze_doc(a, t)).collect()
+        };
+        for an in analyzed {
+            let slot = self.store.push_slot();
+            self.link(slot, an);
+        }
+    }
+
+    /// Renumber slots when more than half are empty (see [`SlotStore::maybe_compact`]),
+    /// with the name-key and server tables.
+    fn maybe_compact(&mut self) {
+        let Some(map) = self.store.maybe_compact() else {
+            return;
+        };
+        for v in self.keys.values_mut() {
+            for e in v.iter_mut() {
+                e.0 = map[e.0 as usize];
+            }
+        }
+        for v in self.servers.values_mut() {
+            for e in v.iter_mut() {
+                *e = map[*e as usize];
+            }
+        }
+    }
+
+    fn refresh(&mut self) {
+        let n = self.store.live.max(1) as f64;
+        let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
+        let b = self.params.b;
+        for d in self.store.docs.iter_mut().flatten() {
+            for f in 0..FIELDS {
+                d.norm[f] = 1.0 / (1.0 - b[f] + b[f] * d.len[f] as f64 / avg[f]);
+            }
+        }
+        // Dense copy by slot: the query loop reads it instead of the tools.
+        self.norms = self
+            .store
+            .docs
+            .iter()
+            .map(|d| d.as_ref().map_or([0.0; FIELDS], |d| d.norm))
+            .collect();
+        self.ties = self
+            .store
+            .docs
+            .iter()
+            .map(|d| {
+                d.as_ref()
+                    .map_or(0.0, |d| 1e-9 / (1.0 + f64::from(d.len.iter().sum::<u32>())))
+            })
+            .collect();
+    }
+}
