@@ -249,7 +249,7 @@ impl ToolIndex {
     }
 
     /// Build an index from tools in order. Two tools with one name are an error
-    /// ([`ErrorCode::DuplicateName`]) and nothing is built.
+    /// ([`crate::ErrorCode::DuplicateName`]) and nothing is built.
     pub fn build(tools: Vec<ToolDoc>, opts: IndexOptions) -> Result<Self, IndexError> {
         check_unique(tools.iter().map(|t| t.name.as_str()))?;
         let mut index = Self::new(opts);

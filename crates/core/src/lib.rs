@@ -6,7 +6,7 @@
 //!
 //! * [`name`] — `parseToolName` (SPEC §2).
 //! * [`core_tools`] — the core-tool whitelist and the deferral / indexing policy (SPEC §1).
-//! * [`tokenize`] — the compat tokenizer and stemmer (SPEC §3), one small pure function a stage.
+//! * [`mod@tokenize`] — the compat tokenizer and stemmer (SPEC §3), one small pure function a stage.
 //! * [`index`] — the inverted tool index with compat TF-IDF scoring (SPEC §4–5, §8).
 //! * [`keyword`] — the keyword scorer (SPEC §6), over a read-only view of the tools.
 //! * [`hybrid`] — the ToolSearch merge of keyword and TF-IDF results (SPEC §6).

@@ -23,6 +23,7 @@
 //! matched ([`confidence`]).
 
 pub mod analyze;
+mod clauses;
 mod coverage;
 mod explain;
 pub mod lexicon;
@@ -32,6 +33,8 @@ mod query;
 mod score;
 pub mod segment;
 mod tools;
+mod wordlists;
+mod words;
 
 use std::cell::RefCell;
 

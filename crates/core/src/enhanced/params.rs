@@ -27,11 +27,11 @@ pub struct Params {
     /// Evidence at which a tool's confidence is one half (see [`confidence`]).
     pub confidence_scale: f64,
     /// Weight of per-clause coverage in multi-step requests (0 turns it off; see
-    /// [`EnhancedIndex::search`]).
+    /// [`super::EnhancedIndex::search`]).
     pub clause_weight: f64,
-    /// Query weight of a synonym ([`analyze::SYNONYMS`]) of a query word.
+    /// Query weight of a synonym ([`super::analyze::SYNONYMS`]) of a query word.
     pub synonym_weight: f64,
-    /// Name-field weight of a generic word ([`analyze::GENERIC_NAME_WORDS`]) in place of
+    /// Name-field weight of a generic word ([`super::analyze::GENERIC_NAME_WORDS`]) in place of
     /// `weights[0]`.
     pub generic_name_weight: f64,
     /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").

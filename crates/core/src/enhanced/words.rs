@@ -1,0 +1,115 @@
+//! Stages 1 and 2 of the enhanced pipeline: the words of a text (UAX #29 boundaries) and
+//! the pieces of an identifier-like word; and which characters are CJK.
+
+use super::segment::word_bounds;
+
+/// A CJK character that the pipeline turns into bigrams: Han ideographs and kana.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{4E00}'..='\u{9FFF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{20000}'..='\u{2A6DF}'
+        | '\u{3040}'..='\u{30FF}')
+}
+
+/// Stage 1: the words of a text by Unicode word boundaries (segments with a letter or digit).
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    word_bounds(text).filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+}
+
+/// Stage 2: split an identifier-like word into its pieces, in order, keeping case:
+/// on `_`, `-`, `.`, `/`, `:`, `@`, on lower→upper edges (`cronCreate`), and before the last
+/// capital of a capital run followed by a lowercase letter (`MongoDBDatabase` →
+/// `Mongo`, `DB`, `Database`). Letters and digits stay together (`ec2`, `oauth2`).
+pub fn split_identifier(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for piece in word.split(['_', '-', '.', '/', ':', '@', '\'', '’']) {
+        if piece.is_empty() {
+            continue;
+        }
+        if piece.is_ascii() {
+            split_ascii_case(piece, &mut out);
+        } else {
+            split_case(piece, &mut out);
+        }
+    }
+    out
+}
+
+/// [`split_identifier`]'s case rule: lower (or digit) → upper, and before the last capital of
+/// a capital run followed by a lowercase letter.
+fn split_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+    let chars: Vec<(usize, char)> = piece.char_indices().collect();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (pos, c) = chars[i];
+        let prev = chars[i - 1].1;
+        let next = chars.get(i + 1).map(|x| x.1);
+        let boundary = ((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
+            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
+        if boundary {
+            out.push(&piece[start..pos]);
+            start = pos;
+        }
+    }
+    out.push(&piece[start..]);
+}
+
+/// [`split_identifier`]'s case rule for an ASCII piece, on bytes (for ASCII the two agree:
+/// `is_lowercase` is `is_ascii_lowercase`, and so on).
+fn split_ascii_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+    let b = piece.as_bytes();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (prev, c) = (b[i - 1], b[i]);
+        let boundary = ((prev.is_ascii_lowercase() || prev.is_ascii_digit())
+            && c.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+        if boundary {
+            out.push(&piece[start..i]);
+            start = i;
+        }
+    }
+    out.push(&piece[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split() {
+        let cases: &[(&str, &[&str])] = &[
+            ("MongoDBDatabase", &["Mongo", "DB", "Database"]),
+            (
+                "mcp__github__create_issue",
+                &["mcp", "github", "create", "issue"],
+            ),
+            ("CronCreate", &["Cron", "Create"]),
+            ("HTTPServer", &["HTTP", "Server"]),
+            ("getHTTPResponse", &["get", "HTTP", "Response"]),
+            ("merge-pdfs-ordered", &["merge", "pdfs", "ordered"]),
+            ("oauth2Token", &["oauth2", "Token"]),
+            ("ec2", &["ec2"]),
+            ("openSSL", &["open", "SSL"]),
+            ("__", &[]),
+        ];
+        for (w, want) in cases {
+            assert_eq!(split_identifier(w), *want, "{w}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The byte walk for ASCII pieces splits as the character walk does.
+        #[test]
+        fn ascii_case_split_agrees(piece in "[a-zA-Z0-9]{1,16}") {
+            let (mut bytes, mut chars) = (Vec::new(), Vec::new());
+            split_ascii_case(&piece, &mut bytes);
+            split_case(&piece, &mut chars);
+            proptest::prop_assert_eq!(bytes, chars);
+        }
+    }
+}
