@@ -1,5 +1,7 @@
 //! What the core examples read: the JSON the bench scripts write (`bench/dump-catalog.mjs`,
-//! `bench/dump-queries.mjs`).
+//! `bench/dump-queries.mjs`). Each example uses a part of it.
+
+#![allow(dead_code)]
 
 use tool_index_core::ToolDoc;
 

@@ -178,6 +178,14 @@ impl Analyzer {
             kept.push_str(if is_query_stop_any_case(w) { " " } else { w });
         }
         let mut v = Vec::new();
+        self.analyze_with(&kept, memo, |t| v.push(t.into_owned()));
+        v
+    }
+
+    /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
+    /// and kept there (the same tokens either way: the per-word stages depend on the word
+    /// alone).
+    pub fn analyze_with(&self, text: &str, memo: &mut WordMemo, emit: impl FnMut(Cow<'_, str>)) {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
             if w.len() > MAX_MEMO_WORD {
                 // Not kept: a memo of long words would let requests fill memory.
@@ -193,8 +201,7 @@ impl Analyzer {
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
             memo.0.insert(w.to_owned(), tokens);
         };
-        self.analyze_by(&kept, &mut word, |t| v.push(t.into_owned()));
-        v
+        self.analyze_by(text, &mut word, emit);
     }
 
     /// The pipeline into a vector.

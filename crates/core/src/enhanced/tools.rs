@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::analyze::{self, is_cjk, Analyzer};
+use super::analyze::{self, is_cjk, Analyzer, WordMemo};
 use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
 use super::{EnhancedIndex, FIELDS};
 use crate::index::ToolDoc;
@@ -38,7 +38,19 @@ pub(super) struct Analyzed {
     pub(super) keys: Vec<(String, u8)>,
 }
 
-pub(super) fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
+/// What analysing many tools in a row reuses: the tokens of words already analysed (a
+/// catalog's tools share most of their words, so a build stems each distinct word once) and
+/// the per-tool term table.
+#[derive(Default)]
+pub(super) struct DocScratch {
+    memo: WordMemo,
+    /// Term → (first position, per-field tf) of the tool being analysed.
+    terms: FxHashMap<String, (usize, [u16; FIELDS])>,
+}
+
+/// A tool's five fields analysed: its distinct terms in the order they first appear, with
+/// their per-field frequencies, its field lengths and its name keys.
+pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc) -> Analyzed {
     let (server, leaf) = server_and_leaf(&doc.name, doc.server.as_deref());
     let texts: [&str; FIELDS] = [
         leaf,
@@ -47,23 +59,24 @@ pub(super) fn analyze_doc(a: &Analyzer, doc: &ToolDoc) -> Analyzed {
         &doc.description,
         doc.schema_text.as_deref().unwrap_or(""),
     ];
-    let mut order: Vec<(String, [u16; FIELDS])> = Vec::new();
-    let mut pos: FxHashMap<String, usize> = FxHashMap::default();
+    let DocScratch { memo, terms } = scratch;
     let mut len = [0u32; FIELDS];
     for (f, text) in texts.iter().enumerate() {
-        a.analyze(text, |t| {
+        a.analyze_with(text, memo, |t| {
             len[f] += 1;
-            let i = match pos.get(t.as_ref()) {
-                Some(&i) => i,
-                None => {
-                    order.push((t.to_string(), [0; FIELDS]));
-                    pos.insert(t.into_owned(), order.len() - 1);
-                    order.len() - 1
-                }
+            let next = terms.len();
+            let tfs = match terms.get_mut(t.as_ref()) {
+                Some((_, tfs)) => tfs,
+                None => &mut terms.entry(t.into_owned()).or_insert((next, [0; FIELDS])).1,
             };
-            order[i].1[f] = order[i].1[f].saturating_add(1);
+            tfs[f] = tfs[f].saturating_add(1);
         });
     }
+    let mut order: Vec<(usize, String, [u16; FIELDS])> =
+        terms.drain().map(|(t, (i, tfs))| (i, t, tfs)).collect();
+    order.sort_unstable_by_key(|e| e.0);
+    let order: Vec<(String, [u16; FIELDS])> =
+        order.into_iter().map(|(_, t, tfs)| (t, tfs)).collect();
     let server_key = server.map(|s| compact(&name_key(s)));
     let full = name_key(&doc.name);
     let leaf_key = name_key(leaf);
@@ -173,19 +186,30 @@ impl Scorer for EnhancedIndex {
     }
 
     fn fill(&mut self, slot: u32, tool: ToolDoc) {
-        let a = analyze_doc(&self.analyzer, &tool);
+        let a = analyze_doc(&self.analyzer, &mut DocScratch::default(), &tool);
         self.link(slot, a);
     }
 
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
         let a = &self.analyzer;
         let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
+            // One analyzer and one scratch per rayon job (dropped with the build); two jobs
+            // a thread, so that each word memo sees many tools.
+            let per_job = tools
+                .len()
+                .div_ceil(2 * rayon::current_num_threads())
+                .max(64);
             tools
                 .par_iter()
-                .map(|t| analyze_doc(&Analyzer::default(), t))
+                .with_min_len(per_job)
+                .map_init(
+                    || (Analyzer::default(), DocScratch::default()),
+                    |(a, scratch), t| analyze_doc(a, scratch, t),
+                )
                 .collect()
         } else {
-            tools.iter().map(|t| analyze_doc(a, t)).collect()
+            let mut scratch = DocScratch::default();
+            tools.iter().map(|t| analyze_doc(a, &mut scratch, t)).collect()
         };
         for an in analyzed {
             let slot = self.store.push_slot();
