@@ -79,23 +79,35 @@ export type ToolSearchMode = 'on' | 'auto' | 'off'
 const FALSY = new Set(['0', 'false', 'no', 'off'])
 const TRUTHY = new Set(['1', 'true', 'yes', 'on'])
 
+/** A variable set to a truthy word (`1`, `true`, `yes`, `on`, any case, spaces around). */
+function envTruthy(raw: string | undefined): boolean {
+  return raw !== undefined && TRUTHY.has(raw.trim().toLowerCase())
+}
+
 /**
- * ccb's rule for `ENABLE_SEARCH_EXTRA_TOOLS` (and the package's `ENABLE_TOOL_SEARCH`): unset or
- * truthy → `on`; `auto` / `auto:1`–`auto:99` → `auto`; `auto:0` → `on`; `auto:100` or falsy → `off`.
+ * ccb's rule for `ENABLE_SEARCH_EXTRA_TOOLS` (and the package's `ENABLE_TOOL_SEARCH`), value by
+ * value as ccb reads it:
+ * - `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS` truthy → `off` (ccb's kill switch);
+ * - `auto:N` (lower case, as written): N read as `parseInt` does (`auto:5x` is 5), clamped to
+ *   0–100; 0 → `on`, 100 → `off`, anything else, unreadable N included → `auto`;
+ * - `auto` → `auto` (`AUTO` or ` auto` are neither auto nor a truthy word: `on`);
+ * - a falsy word (`0`, `false`, `no`, `off`, any case) → `off`; unset, empty or anything else → `on`.
  */
 export function toolSearchMode(): ToolSearchMode {
+  if (envTruthy(envRaw(['CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS']))) return 'off'
   const raw = envRaw(ENV.enable)
-  if (raw === undefined) return 'on'
-  const v = raw.trim().toLowerCase()
-  const auto = /^auto:(\d{1,3})$/.exec(v)
-  if (auto) {
-    const pct = Math.min(100, Number(auto[1]))
-    return pct === 0 ? 'on' : pct === 100 ? 'off' : 'auto'
+  if (raw === undefined || raw === '') return 'on'
+  if (raw.startsWith('auto:')) {
+    const pct = Number.parseInt(raw.slice(5), 10)
+    if (!Number.isNaN(pct)) {
+      const clamped = Math.max(0, Math.min(100, pct))
+      if (clamped === 0) return 'on'
+      if (clamped === 100) return 'off'
+    }
+    return 'auto'
   }
-  if (v === 'auto') return 'auto'
-  if (FALSY.has(v)) return 'off'
-  if (TRUTHY.has(v)) return 'on'
-  return 'on'
+  if (raw === 'auto') return 'auto'
+  return FALSY.has(raw.trim().toLowerCase()) ? 'off' : 'on'
 }
 
 /** Whether tool search may be on (ccb's "optimistic" check): every mode but `off`. */

@@ -34,6 +34,7 @@ export {
 } from './dropin'
 export {
   toolSearch,
+  clearToolSearchCache,
   formatToolSearchResult,
   ToolSearchSession,
   DEFAULT_TOOLSEARCH_SCORING,

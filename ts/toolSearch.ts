@@ -62,6 +62,15 @@ export const DEFAULT_TOOLSEARCH_SCORING: Scoring = 'compat'
 
 const sharedCache = new ToolIndexCache()
 
+/**
+ * Forget the index (with the tools' prompts) that `toolSearch` keeps between calls when the
+ * context brings no `cache` of its own; the next search builds it again. For a host's "clear the
+ * session" command (ccb's `/clear` clears its search tool's description cache this way).
+ */
+export function clearToolSearchCache(): void {
+  sharedCache.clear()
+}
+
 /** @deprecated import `mergeWeights` from the package root (it lives in `config`). */
 export { mergeWeights }
 
@@ -208,11 +217,17 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const index = await indexPromise
   if (index.skipped.length) base.skipped_tools = index.skipped.map((t) => t.name)
 
-  const discover = /^discover:([\s\S]*)$/i.exec(query)
+  // The reference's pattern: one line with something after the prefix (an empty or
+  // multi-line `discover:` query is a keyword query, as there).
+  const discover = /^discover:(.+)$/i.exec(query)
   if (discover) {
-    const hits = index.search(discover[1], maxResults)
+    const hits = index.search(discover[1].trim(), maxResults)
+    const names = hits.map((h) => h.name)
+    // The first line is the one the discovered-tools scan reads back (`extractDiscoveredToolNames`),
+    // so what a session records and what the conversation shows agree.
     const text = hits.length
-      ? hits
+      ? `Found ${hits.length} deferred tool(s): ${names.join(', ')}.\n\n` +
+        hits
           .map(
             (h) =>
               `${h.name} (score: ${h.score.toFixed(2)})\n${h.description}\n` +
@@ -220,7 +235,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
           )
           .join('\n\n')
       : `No deferred tools match "${discover[1].trim()}".`
-    return finish({ ...base, matches: hits.map((h) => h.name), text })
+    return finish({ ...base, matches: names, text })
   }
 
   if (query.trim() === '') return finish({ ...base })

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, mock, test } from 'bun:test'
 import { z } from 'zod/v4'
 import { ExecuteExtraTool, ExecuteTool } from '../../examples/ccb/ExecuteExtraTool'
-import { SearchExtraToolsTool } from '../../examples/ccb/SearchExtraToolsTool'
+import { clearSearchExtraToolsDescriptionCache, SearchExtraToolsTool } from '../../examples/ccb/SearchExtraToolsTool'
 import { CCB_CORE_TOOLS, extractDiscoveredToolNames } from '@ccb/tool-index-native'
 
 const allow = async () => ({ behavior: 'allow' as const })
@@ -247,6 +247,43 @@ describe('SearchExtraTools', () => {
     const ctx = { ...context([]), getAppState: () => ({ mcp: { clients: [{ type: 'pending', name: 'slack' }] } }) }
     const out = await SearchExtraToolsTool.call({ query: 'select:mcp__slack__post', max_results: 5 }, ctx)
     expect(out.data.pending_mcp_servers).toEqual(['slack'])
+  })
+
+  test('discover: counts as discovery, as in ccb: ExecuteExtraTool then runs the tool', async () => {
+    const t = target('mcp__mail__send_email', { prompt: async () => 'Send an email message' })
+    const ctx = context([t, target('mcp__cal__create_event', { prompt: async () => 'Create a calendar event' })])
+    expect((await run({ tool_name: t.name, params: {} }, ctx)).data.result).toBeNull()
+    const found = await SearchExtraToolsTool.call({ query: 'discover:send an email', max_results: 3 }, ctx)
+    expect(found.data.matches[0]).toBe(t.name)
+    const block = SearchExtraToolsTool.mapToolResultToToolResultBlockParam(found.data, 'toolu_4')
+    expect(block.content as string).toContain('Send an email message')
+    ctx.messages = [{ type: 'user', message: { content: [block] } }]
+    expect([...extractDiscoveredToolNames(ctx.messages)]).toEqual(found.data.matches)
+    expect((await run({ tool_name: t.name, params: {} }, ctx)).data.result).toEqual({ echoed: {} })
+    expect(t.call).toHaveBeenCalledTimes(1)
+  })
+
+  test('an empty or multi-line discover: query is a keyword query, as in the reference', async () => {
+    const ctx = context([target('mcp__mail__send_email'), target('mcp__cal__create_event')])
+    for (const query of ['discover:', 'discover:\nsend email']) {
+      const out = await SearchExtraToolsTool.call({ query, max_results: 3 }, ctx)
+      expect(out.data.text).toBeUndefined()
+    }
+    const one = await SearchExtraToolsTool.call({ query: 'Discover: send email', max_results: 3 }, ctx)
+    expect(one.data.text).toStartWith('Found ')
+  })
+
+  test('clearSearchExtraToolsDescriptionCache (ccb\'s /clear) drops the cached prompts', async () => {
+    let desc = 'Archive old invoices'
+    const t = target('mcp__books__archive', { prompt: async () => desc })
+    const ctx = context([t, target('mcp__cal__create_event', { prompt: async () => 'Create a calendar event' })])
+    const search = async () => (await SearchExtraToolsTool.call({ query: 'discover:shred receipts', max_results: 3 }, ctx)).data.matches
+    expect(await search()).toEqual([])
+    desc = 'Shred scanned receipts'
+    // The same tool names: the cached index, with the old prompt, still answers.
+    expect(await search()).toEqual([])
+    clearSearchExtraToolsDescriptionCache()
+    expect(await search()).toEqual([t.name])
   })
 
   test('round trip: what the search returns is what ExecuteExtraTool accepts as discovered', async () => {

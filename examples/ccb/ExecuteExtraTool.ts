@@ -10,10 +10,14 @@ import { extractDiscoveredToolNames, isSearchExtraToolsEnabledOptimistic, isSear
 import { CORE_TOOLS } from 'src/constants/tools.js'
 import { CCB_TOOL_NAMES, executeTool, executeToolDescription, executeToolPrompt, toExtraToolResult } from '@ccb/tool-index-native'
 
-const inputSchema = z.object({
+export const inputSchema = z.object({
   tool_name: z.string().describe('The exact name of the tool to run, as SearchExtraTools returned it'),
   params: z.record(z.string(), z.unknown()).describe("The tool's params, matching its input schema"),
 })
+
+/** ccb's output schema of this tool: the target's result and the tool's name. */
+export const outputSchema = z.object({ result: z.unknown(), tool_name: z.string() })
+export type Output = z.infer<typeof outputSchema>
 
 export const ExecuteExtraTool = buildTool({
   name: CCB_TOOL_NAMES.execute,

@@ -6,12 +6,23 @@ import { z } from 'zod/v4'
 import { buildTool } from 'src/Tool.js'
 import { isSearchExtraToolsEnabledOptimistic } from 'src/utils/searchExtraTools.js'
 import { CORE_TOOLS } from 'src/constants/tools.js'
-import { CCB_TOOL_NAMES, formatToolSearchResult, searchToolPrompt, toolSearch, type ToolSearchOutput } from '@ccb/tool-index-native'
+import { CCB_TOOL_NAMES, clearToolSearchCache, formatToolSearchResult, searchToolPrompt, toolSearch, type ToolSearchOutput } from '@ccb/tool-index-native'
 
-const inputSchema = z.object({
+export const inputSchema = z.object({
   query: z.string().describe('"select:<name>[,<name>]" to load tools by name, "discover:<text>" to browse, or keywords ("+term" = required)'),
   max_results: z.number().optional().default(5).describe('Maximum number of results (default 5)'),
 })
+
+/** ccb's result type of this tool. */
+export type Output = ToolSearchOutput
+
+/**
+ * ccb's `/clear` (`clearSessionCaches`) calls this: the cached index of the deferred tools, with
+ * their prompts, is dropped and built again on the next search.
+ */
+export function clearSearchExtraToolsDescriptionCache(): void {
+  clearToolSearchCache()
+}
 
 export const SearchExtraToolsTool = buildTool({
   name: CCB_TOOL_NAMES.search,
