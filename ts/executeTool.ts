@@ -293,7 +293,7 @@ export async function executeTool(
       return refuse(
         target,
         'not_discovered',
-        `Tool "${target}" has not been discovered yet. Find it with ${names.search} first, then run it.\n\nFor example: ${names.search}("select:${target}")`,
+        `Tool "${target}" has not been discovered yet. You must first use ${names.search} to discover this tool before executing it.\n\nUsage: ${names.search}("select:${target}")`,
       )
     }
   }
@@ -318,18 +318,18 @@ export async function executeTool(
   } catch (e) {
     checked = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
   }
-  if (!checked.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${checked.message}`)
+  if (!checked.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}": ${checked.message}`)
   let own: Awaited<ReturnType<typeof toolAcceptsInput>>
   try {
     own = await within(toolAcceptsInput(tool, checked.value, context), 'check')
   } catch (e) {
     own = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
   }
-  if (own) return refuse(target, 'invalid_params', `Invalid params for "${target}": ${own.message}`)
+  if (own) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}": ${own.message}`)
 
   // 5. permission
   const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage, within)
-  if (permission.stopped) return refuse(target, 'denied', `Permission to use "${target}" was denied: ${permission.message}`)
+  if (permission.stopped) return refuse(target, 'denied', `Permission denied for tool "${target}": ${permission.message}`)
   let callInput = checked.value
   if (permission.updated) {
     // A replaced input is checked again, as if the model had sent it.
@@ -339,7 +339,7 @@ export async function executeTool(
     } catch (e) {
       again = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
     }
-    if (!again.ok) return refuse(target, 'invalid_params', `Invalid params for "${target}" after the permission decision: ${again.message}`)
+    if (!again.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${again.message}`)
     callInput = again.value
   }
 
