@@ -29,6 +29,11 @@ type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
 /// memo of N words holds at most N × 64 bytes of keys.
 pub const MAX_MEMO_WORD: usize = 64;
 
+/// Most words a [`WordMemo`] keeps (about 8 MB at most): past it, words are analysed each time.
+/// A build's memo holds a catalog's distinct words; a catalog of ever new words (hashes,
+/// generated text) then costs no more memory than its index does.
+pub const MAX_MEMO_WORDS: usize = 1 << 16;
+
 /// The tokens of words already analysed (by [`Analyzer::query_tokens_with`]): a request's
 /// clauses are analysed again on their own, and repeat its words.
 #[derive(Default)]
@@ -196,6 +201,11 @@ impl Analyzer {
                 tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
                 return;
             }
+            if memo.0.len() >= MAX_MEMO_WORDS {
+                // Full: a text of ever new words is analysed as it comes, not kept.
+                self.analyze_word(w, emit);
+                return;
+            }
             let mut tokens = Vec::new();
             self.analyze_word(w, &mut |t| tokens.push(t.into_owned()));
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
@@ -251,6 +261,24 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(a.tokens(text), *want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn memo_is_bounded_and_changes_nothing() {
+        let a = Analyzer::default();
+        let text: String = (0..MAX_MEMO_WORDS + 500)
+            .map(|i| format!("w{i}x "))
+            .collect::<String>()
+            + "Sending sending";
+        let mut memo = WordMemo::default();
+        let mut got = Vec::new();
+        a.analyze_with(&text, &mut memo, |t| got.push(t.into_owned()));
+        assert_eq!(memo.len(), MAX_MEMO_WORDS);
+        assert_eq!(got, a.tokens(&text));
+        // Words the memo holds come back the same from it.
+        let mut again = Vec::new();
+        a.analyze_with("w1x Sending", &mut memo, |t| again.push(t.into_owned()));
+        assert_eq!(again, a.tokens("w1x Sending"));
     }
 
     #[test]

@@ -209,7 +209,10 @@ impl Scorer for EnhancedIndex {
                 .collect()
         } else {
             let mut scratch = DocScratch::default();
-            tools.iter().map(|t| analyze_doc(a, &mut scratch, t)).collect()
+            tools
+                .iter()
+                .map(|t| analyze_doc(a, &mut scratch, t))
+                .collect()
         };
         for an in analyzed {
             let slot = self.store.push_slot();
