@@ -489,6 +489,49 @@ mod tests {
     }
 
     #[test]
+    fn chunked_parallel_build_equals_serial() {
+        // More tools than one build chunk, words shared across chunks (warm memos) and new
+        // in each: the parallel, chunked build and the serial one give the same index.
+        let words = [
+            "file", "issue", "message", "calendar", "invoice", "report", "deploy",
+        ];
+        let tools: Vec<ToolDoc> = (0..9_000)
+            .map(|i| {
+                let w = words[i % words.len()];
+                doc(
+                    &format!("mcp__s{}__{w}_tool_{i}", i % 37),
+                    &format!("Handle the {w} number w{i}x; sending {w}s, {i} times"),
+                )
+            })
+            .collect();
+        let parallel = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
+        let serial = EnhancedIndex::build(tools, Params::default(), usize::MAX).unwrap();
+        assert_eq!(parallel.len(), serial.len());
+        for slot in [0u32, 1, 4_095, 8_191, 8_192, 8_999] {
+            assert_eq!(parallel.name(slot), serial.name(slot));
+            assert_eq!(parallel.tokens(slot), serial.tokens(slot));
+        }
+        for q in [
+            "send a message",
+            "w8500x invoice",
+            "deploy report",
+            "calendar_tool_42",
+        ] {
+            let x = parallel.search(q, 10, 0.0);
+            let y = serial.search(q, 10, 0.0);
+            assert!(!x.is_empty(), "{q}");
+            assert_eq!(x.len(), y.len(), "{q}");
+            for (a, b) in x.iter().zip(&y) {
+                assert_eq!(
+                    (a.slot, a.score.to_bits()),
+                    (b.slot, b.score.to_bits()),
+                    "{q}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn incremental_equals_rebuild() {
         let mut a = idx();
         a.remove(&["mcp__slack__send_message"]);

@@ -1,6 +1,8 @@
 //! The tool side: each tool's analysis into five fields, and the index's bookkeeping as
 //! tools come and go (postings, name keys, servers, the typo map, length normalization).
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -37,6 +39,9 @@ pub(super) struct Analyzed {
     pub(super) len: [u32; FIELDS],
     pub(super) keys: Vec<(String, u8)>,
 }
+
+/// Tools a large build analyses (in parallel) before it links them.
+const BUILD_CHUNK: usize = 8192;
 
 /// What analysing many tools in a row reuses: the tokens of words already analysed (a
 /// catalog's tools share most of their words, so a build stems each distinct word once) and
@@ -190,33 +195,53 @@ impl Scorer for EnhancedIndex {
         self.link(slot, a);
     }
 
+    /// Analyse and link tools in order. Large batches go in chunks of [`BUILD_CHUNK`] tools,
+    /// each analysed on the rayon pool and linked before the next, so the analysed form of at
+    /// most one chunk is held at a time, and each chunk's tools are freed once it is linked.
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
-        let a = &self.analyzer;
-        let analyzed: Vec<Analyzed> = if tools.len() >= self.parallel_threshold {
-            // One analyzer and one scratch per rayon job (dropped with the build); two jobs
-            // a thread, so that each word memo sees many tools.
-            let per_job = tools
+        if tools.len() < self.parallel_threshold {
+            let mut scratch = DocScratch::default();
+            for t in &tools {
+                let an = analyze_doc(&self.analyzer, &mut scratch, t);
+                let slot = self.store.push_slot();
+                self.link(slot, an);
+            }
+            return;
+        }
+        // Analyzers and scratches (word memos) kept across chunks: a job takes one from the
+        // pool and gives it back, so the memos stay warm (all dropped with the build).
+        let pool: Mutex<Vec<(Analyzer, DocScratch)>> = Mutex::new(Vec::new());
+        let mut rest = tools.into_iter();
+        loop {
+            // Each chunk's tools are dropped once it is linked (their texts are not kept).
+            let chunk: Vec<ToolDoc> = rest.by_ref().take(BUILD_CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            // Two jobs a thread, so that each memo sees many tools.
+            let per_job = chunk
                 .len()
                 .div_ceil(2 * rayon::current_num_threads())
                 .max(64);
-            tools
-                .par_iter()
-                .with_min_len(per_job)
-                .map_init(
-                    || (Analyzer::default(), DocScratch::default()),
-                    |(a, scratch), t| analyze_doc(a, scratch, t),
-                )
-                .collect()
-        } else {
-            let mut scratch = DocScratch::default();
-            tools
-                .iter()
-                .map(|t| analyze_doc(a, &mut scratch, t))
-                .collect()
-        };
-        for an in analyzed {
-            let slot = self.store.push_slot();
-            self.link(slot, an);
+            let analyzed: Vec<Vec<Analyzed>> = chunk
+                .par_chunks(per_job)
+                .map(|part| {
+                    let taken = pool.lock().ok().and_then(|mut p| p.pop());
+                    let (a, mut scratch) = taken.unwrap_or_default();
+                    let out = part
+                        .iter()
+                        .map(|t| analyze_doc(&a, &mut scratch, t))
+                        .collect();
+                    if let Ok(mut p) = pool.lock() {
+                        p.push((a, scratch));
+                    }
+                    out
+                })
+                .collect();
+            for an in analyzed.into_iter().flatten() {
+                let slot = self.store.push_slot();
+                self.link(slot, an);
+            }
         }
     }
 
