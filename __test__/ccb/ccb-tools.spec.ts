@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, mock, test } from 'bun:test'
 import { z } from 'zod/v4'
 import { ExecuteExtraTool, ExecuteTool } from '../../examples/ccb/ExecuteExtraTool'
 import { clearSearchExtraToolsDescriptionCache, SearchExtraToolsTool } from '../../examples/ccb/SearchExtraToolsTool'
+import * as searchSchemas from '../../examples/ccb/SearchExtraToolsTool'
+import * as executeSchemas from '../../examples/ccb/ExecuteExtraTool'
 import { CCB_CORE_TOOLS, extractDiscoveredToolNames } from '@ccb/tool-index-native'
 
 const allow = async () => ({ behavior: 'allow' as const })
@@ -255,6 +257,7 @@ describe('SearchExtraTools', () => {
     expect((await run({ tool_name: t.name, params: {} }, ctx)).data.result).toBeNull()
     const found = await SearchExtraToolsTool.call({ query: 'discover:send an email', max_results: 3 }, ctx)
     expect(found.data.matches[0]).toBe(t.name)
+    expect(searchSchemas.outputSchema().safeParse(found.data).success).toBe(true)
     const block = SearchExtraToolsTool.mapToolResultToToolResultBlockParam(found.data, 'toolu_4')
     expect(block.content as string).toContain('Send an email message')
     ctx.messages = [{ type: 'user', message: { content: [block] } }]
@@ -271,6 +274,16 @@ describe('SearchExtraTools', () => {
     }
     const one = await SearchExtraToolsTool.call({ query: 'Discover: send email', max_results: 3 }, ctx)
     expect(one.data.text).toStartWith('Found ')
+  })
+
+  test('the schemas are exported as ccb exports them, and are the tools\' own', () => {
+    expect(typeof searchSchemas.inputSchema).toBe('function')
+    expect(searchSchemas.inputSchema()).toBe(SearchExtraToolsTool.inputSchema)
+    expect(searchSchemas.outputSchema()).toBe(SearchExtraToolsTool.outputSchema)
+    expect(executeSchemas.inputSchema()).toBe(ExecuteExtraTool.inputSchema)
+    expect(executeSchemas.outputSchema()).toBe(ExecuteExtraTool.outputSchema)
+    expect(executeSchemas.outputSchema().safeParse({ result: null, tool_name: 'x' }).success).toBe(true)
+    expect(searchSchemas.outputSchema().safeParse({ matches: ['a'], query: 'q', total_deferred_tools: 1 }).success).toBe(true)
   })
 
   test('clearSearchExtraToolsDescriptionCache (ccb\'s /clear) drops the cached prompts', async () => {

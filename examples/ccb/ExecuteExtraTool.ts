@@ -10,24 +10,29 @@ import { extractDiscoveredToolNames, isSearchExtraToolsEnabledOptimistic, isSear
 import { CORE_TOOLS } from 'src/constants/tools.js'
 import { CCB_TOOL_NAMES, executeTool, executeToolDescription, executeToolPrompt, toExtraToolResult } from '@ccb/tool-index-native'
 
-export const inputSchema = z.object({
+const executeInput = z.object({
   tool_name: z.string().describe('The exact name of the tool to run, as SearchExtraTools returned it'),
   params: z.record(z.string(), z.unknown()).describe("The tool's params, matching its input schema"),
 })
 
-/** ccb's output schema of this tool: the target's result and the tool's name. */
-export const outputSchema = z.object({ result: z.unknown(), tool_name: z.string() })
-export type Output = z.infer<typeof outputSchema>
+const executeOutput = z.object({ result: z.unknown(), tool_name: z.string() })
+
+/** The schemas, as ccb's module exports them (functions that return them). */
+export const inputSchema = () => executeInput
+export const outputSchema = () => executeOutput
+/** ccb's output type of this tool: the target's result and the tool's name. */
+export type Output = z.infer<typeof executeOutput>
 
 export const ExecuteExtraTool = buildTool({
   name: CCB_TOOL_NAMES.execute,
   searchHint: 'execute run invoke a deferred tool by name with its params',
   maxResultSizeChars: 100_000,
-  inputSchema,
+  inputSchema: executeInput,
+  outputSchema: executeOutput,
   isConcurrencySafe: () => false,
   description: async () => executeToolDescription(CCB_TOOL_NAMES),
   prompt: async () => executeToolPrompt(CCB_TOOL_NAMES),
-  async call(input: z.infer<typeof inputSchema>, context: any, canUseTool?: any, parentMessage?: any, onProgress?: any) {
+  async call(input: z.infer<typeof executeInput>, context: any, canUseTool?: any, parentMessage?: any, onProgress?: any) {
     const tools = context.options.tools ?? []
     const out = await executeTool(input, context, canUseTool, parentMessage, onProgress, {
       names: CCB_TOOL_NAMES,

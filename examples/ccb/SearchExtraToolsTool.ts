@@ -8,10 +8,24 @@ import { isSearchExtraToolsEnabledOptimistic } from 'src/utils/searchExtraTools.
 import { CORE_TOOLS } from 'src/constants/tools.js'
 import { CCB_TOOL_NAMES, clearToolSearchCache, formatToolSearchResult, searchToolPrompt, toolSearch, type ToolSearchOutput } from '@ccb/tool-index-native'
 
-export const inputSchema = z.object({
+const searchInput = z.object({
   query: z.string().describe('"select:<name>[,<name>]" to load tools by name, "discover:<text>" to browse, or keywords ("+term" = required)'),
   max_results: z.number().optional().default(5).describe('Maximum number of results (default 5)'),
 })
+
+const searchOutput = z.object({
+  matches: z.array(z.string()),
+  query: z.string(),
+  total_deferred_tools: z.number(),
+  pending_mcp_servers: z.array(z.string()).optional(),
+  already_loaded: z.array(z.string()).optional(),
+  text: z.string().optional(),
+  skipped_tools: z.array(z.string()).optional(),
+})
+
+/** The schemas, as ccb's module exports them (functions that return them). */
+export const inputSchema = () => searchInput
+export const outputSchema = () => searchOutput
 
 /** ccb's result type of this tool. */
 export type Output = ToolSearchOutput
@@ -28,13 +42,14 @@ export const SearchExtraToolsTool = buildTool({
   name: CCB_TOOL_NAMES.search,
   searchHint: 'search find discover load deferred tools by name or keyword',
   maxResultSizeChars: 100_000,
-  inputSchema,
+  inputSchema: searchInput,
+  outputSchema: searchOutput,
   isEnabled: () => isSearchExtraToolsEnabledOptimistic(),
   isConcurrencySafe: () => true,
   isReadOnly: () => true,
   description: async () => searchToolPrompt(CCB_TOOL_NAMES),
   prompt: async () => searchToolPrompt(CCB_TOOL_NAMES),
-  async call(input: z.infer<typeof inputSchema>, context: any): Promise<{ data: ToolSearchOutput }> {
+  async call(input: z.infer<typeof searchInput>, context: any): Promise<{ data: ToolSearchOutput }> {
     const clients: { type?: string; name?: string }[] = context.getAppState?.()?.mcp?.clients ?? []
     const pendingMcpServers = clients.filter((c) => c.type === 'pending').map((c) => String(c.name))
     return { data: await toolSearch(input, { tools: context.options.tools, coreTools: CORE_TOOLS, pendingMcpServers }) }
