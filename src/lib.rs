@@ -13,6 +13,7 @@ use tool_index_core as core;
 use tool_index_core::engine;
 use tool_index_core::ErrorCode;
 
+mod error;
 mod list;
 mod memory;
 mod options;
@@ -21,11 +22,6 @@ mod tool_index;
 mod vector;
 
 use list::{opt_list, List};
-
-/// The JavaScript error for a core error.
-fn coded(e: core::IndexError) -> Error<ErrorCode> {
-    Error::new(e.code, e.message)
-}
 
 /// Result of `parseToolName`.
 #[napi(object)]

@@ -7,7 +7,7 @@ use tool_index_core as core;
 use tool_index_core::engine;
 use tool_index_core::ErrorCode;
 
-use crate::coded;
+use crate::error::coded;
 
 /// A JavaScript array read element by element. Its `length` is checked against
 /// [`engine::MAX_LIST_LEN`] before anything is read or allocated, so a sparse array with a

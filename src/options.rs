@@ -7,7 +7,7 @@ use tool_index_core as core;
 use tool_index_core::engine;
 use tool_index_core::ErrorCode;
 
-use crate::coded;
+use crate::error::coded;
 use crate::list::{opt_list, List};
 
 /// The scoring mode of an index.

@@ -8,7 +8,7 @@ use tool_index_core as core;
 use tool_index_core::engine::{self, Engine};
 use tool_index_core::ErrorCode;
 
-use crate::coded;
+use crate::error::coded;
 use crate::list::{docs, Entries, List};
 use crate::memory;
 use crate::options::{IndexOptions, RankOptions, Scoring};

@@ -6,7 +6,7 @@ use napi_derive::napi;
 use tool_index_core::vector::VectorStore;
 use tool_index_core::{ErrorCode, IndexError};
 
-use crate::coded;
+use crate::error::coded;
 
 /// One vector-search result: tool name and cosine similarity.
 #[napi(object)]
