@@ -51,16 +51,15 @@ impl EnhancedIndex {
     /// Name-match tier of each slot that has one.
     pub(super) fn tiers(&self, q: &ParsedQuery) -> FxHashMap<u32, u8> {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
-        let compacts: Vec<String> = q.raw.iter().map(|r| compact(r)).collect();
         // The query's words and servers a leaf match may be on (made on the first leaf match).
-        let mut raw_servers: Option<FxHashSet<&str>> = None;
+        let mut raw_servers: Option<FxHashSet<String>> = None;
         let mut key = String::new();
-        for ((r, c), &ident) in q.raw.iter().zip(&compacts).zip(&q.raw_ident) {
+        for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
             key.clear();
             key.push(COMPACT_MARK);
-            key.push_str(c);
+            key.extend(r.chars().filter(|&c| c != '_'));
             let candidates = [ident.then_some(r.as_str()), Some(key.as_str())];
             for cand in candidates.into_iter().flatten() {
                 let Some(v) = self.keys.get(cand) else {
@@ -70,10 +69,10 @@ impl EnhancedIndex {
                     let mut t = tier;
                     if tier == TIER_LEAF {
                         let servers = raw_servers.get_or_insert_with(|| {
-                            compacts
+                            q.raw
                                 .iter()
-                                .map(String::as_str)
-                                .chain(q.servers.iter().map(String::as_str))
+                                .map(|r| compact(r))
+                                .chain(q.servers.iter().cloned())
                                 .collect()
                         });
                         let on_server = self.store.docs[slot as usize]
