@@ -51,7 +51,9 @@ pub fn is_query_stop(word: &str) -> bool {
 /// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
 pub(super) fn is_query_stop_any_case(word: &str) -> bool {
     if word.is_ascii() {
-        QUERY_STOP.iter().any(|s| s.eq_ignore_ascii_case(word))
+        // Every entry starts with a letter: spaces and punctuation end here.
+        word.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+            && QUERY_STOP.iter().any(|s| s.eq_ignore_ascii_case(word))
     } else {
         is_query_stop(&word.to_lowercase())
     }
@@ -274,3 +276,28 @@ pub const GENERIC_NAME_WORDS: &[&str] = &[
     "my",
     "all",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_stop_entries_start_with_a_letter() {
+        // `is_query_stop_any_case` rejects ASCII words that do not.
+        for w in QUERY_STOP {
+            assert!(
+                w.as_bytes().first().is_some_and(u8::is_ascii_alphabetic),
+                "{w:?}"
+            );
+        }
+        for (w, stop) in [
+            ("Help", true),
+            ("OKAY", true),
+            (" ", false),
+            ("-help", false),
+            ("helps", false),
+        ] {
+            assert_eq!(is_query_stop_any_case(w), stop, "{w:?}");
+        }
+    }
+}
