@@ -82,6 +82,9 @@ pub struct EnhancedIndex {
     /// Words requests have had, with their tokens (analysis is the same for every index, so
     /// this only saves work); at most [`WORD_CACHE_MAX`] words, then it starts over.
     word_cache: RefCell<analyze::WordMemo>,
+    /// Typo corrections requests have had, by unknown word: they depend on the tools, so any
+    /// change empties it; at most [`WORD_CACHE_MAX`] words, then it starts over.
+    typo_cache: RefCell<FxHashMap<String, Vec<String>>>,
     /// Stem → the stems of its synonyms.
     synonyms: FxHashMap<String, Vec<String>>,
     /// Stems of [`analyze::GENERIC_NAME_WORDS`].
@@ -113,6 +116,7 @@ impl EnhancedIndex {
             ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
             word_cache: RefCell::new(analyze::WordMemo::default()),
+            typo_cache: RefCell::new(FxHashMap::default()),
             synonyms: FxHashMap::default(),
             generic: FxHashSet::default(),
         }
@@ -271,14 +275,18 @@ impl EnhancedIndex {
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
         let mut memo = QueryMemo {
             words: self.word_cache.take(),
-            typos: FxHashMap::default(),
+            typos: self.typo_cache.take(),
         };
         let q = self.parse_query_with(query, &mut memo, true);
         let parts = self.clause_queries_with(query, &mut memo);
         if memo.words.len() > WORD_CACHE_MAX {
             memo.words = analyze::WordMemo::default();
         }
+        if memo.typos.len() > WORD_CACHE_MAX {
+            memo.typos = FxHashMap::default();
+        }
         self.word_cache.replace(memo.words);
+        self.typo_cache.replace(memo.typos);
         self.search_clauses(&q, &parts, limit, min_score)
     }
 
@@ -452,6 +460,21 @@ mod tests {
     }
 
     #[test]
+    fn typo_corrections_follow_the_tools() {
+        let mut i = idx();
+        // No name word is one edit from "deplyo" yet: no correction (and that is remembered).
+        assert!(top(&i, "deplyo").is_empty());
+        i.upsert(vec![doc(
+            "mcp__cloud__deploy_app",
+            "Ship a build to production",
+        )])
+        .unwrap();
+        assert_eq!(top(&i, "deplyo"), ["mcp__cloud__deploy_app"]);
+        i.remove(&["mcp__cloud__deploy_app"]);
+        assert!(top(&i, "deplyo").is_empty());
+    }
+
+    #[test]
     fn abstains_on_unrelated_queries() {
         let i = idx();
         assert!(top(&i, "pause the music on my home theater").is_empty());
@@ -482,6 +505,7 @@ mod tests {
             0.0,
         );
         assert!(i.word_cache.borrow().is_empty());
+        assert!(i.typo_cache.borrow().len() <= WORD_CACHE_MAX);
         for (q, want) in queries.iter().zip(&cold) {
             assert_eq!(&i.search(q, 5, 0.0), want, "{q}");
             assert_eq!(&i.search(q, 5, 0.0), want, "{q}, cached");

@@ -264,6 +264,8 @@ impl Scorer for EnhancedIndex {
     }
 
     fn refresh(&mut self) {
+        // Corrections depend on the tools' name words.
+        self.typo_cache.get_mut().clear();
         let n = self.store.live.max(1) as f64;
         let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
         let b = self.params.b;
