@@ -77,8 +77,7 @@ impl EnhancedIndex {
 
     /// A term's BM25F contribution in one slot (`tfs` its field frequencies there).
     pub(super) fn term_score(&self, tw: &TermWeights, slot: u32, tfs: &[u16; FIELDS]) -> f64 {
-        let tfw = weighted_tf(&tw.fields, tfs, &self.norms[slot as usize]);
-        tw.idf * tfw / (self.params.k1 + tfw)
+        bm25f(tw, self.params.k1, tfs, &self.norms[slot as usize])
     }
 
     /// A query term's field weights (generic words weigh less in the name) and `w · idf`.
@@ -141,10 +140,12 @@ impl EnhancedIndex {
         for &(id, w, _) in &terms {
             let tw = self.term_weights(id, w);
             let postings = &self.store.postings[id as usize];
+            // `term_score` with the parameters read once, outside the postings loop.
+            let (k1, norms) = (p.k1, &self.norms[..]);
             if kept.wants(id, w) {
                 kept.open(id, w, postings.len());
                 for &(slot, tfs) in postings {
-                    let v = self.term_score(&tw, slot, &tfs);
+                    let v = bm25f(&tw, k1, &tfs, &norms[slot as usize]);
                     let c = s.cell(slot);
                     c.0 += v;
                     c.1 += tw.idf;
@@ -154,7 +155,7 @@ impl EnhancedIndex {
             }
             for &(slot, tfs) in postings {
                 let c = s.cell(slot);
-                c.0 += self.term_score(&tw, slot, &tfs);
+                c.0 += bm25f(&tw, k1, &tfs, &norms[slot as usize]);
                 c.1 += tw.idf;
             }
         }
@@ -252,6 +253,15 @@ impl EnhancedIndex {
         let n = self.store.live as f64;
         (1.0 + (n + 0.5) / 0.5).ln()
     }
+}
+
+/// The BM25F formula: a term's contribution in one tool from its field frequencies `tfs` and
+/// the tool's field length normalizations `norm` (the one copy; search, clauses and explain
+/// all come here).
+#[inline]
+fn bm25f(tw: &TermWeights, k1: f64, tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
+    let tfw = weighted_tf(&tw.fields, tfs, norm);
+    tw.idf * tfw / (k1 + tfw)
 }
 
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
