@@ -226,7 +226,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     // The first line is the one the discovered-tools scan reads back (`extractDiscoveredToolNames`),
     // so what a session records and what the conversation shows agree.
     const text = hits.length
-      ? `Found ${hits.length} deferred tool(s): ${names.join(', ')}.\n\n` +
+      ? `${foundLine(names)}\n\n` +
         hits
           .map(
             (h) =>
@@ -317,13 +317,18 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
   })
   const head =
     deferred.length > 0
-      ? `Found ${deferred.length} deferred tool(s): ${deferred.join(', ')}.`
+      ? foundLine(deferred)
       : `No deferred tools found: ${[...loaded].join(', ')} ${loaded.size === 1 ? 'is' : 'are'} already loaded. ${names.search} only finds tools that are not in your tool list.`
   const how =
     deferred.length > 0
       ? `\nTo run one of these, call ${names.execute} with {"tool_name": "<name>", "params": {...}}, params matching the tool's schema.`
       : ''
   return block(`${head}\n${lines.join('\n')}${how}`)
+}
+
+/** The line that names the tools a search found: `extractDiscoveredToolNames` reads it back. */
+function foundLine(names: readonly string[]): string {
+  return `Found ${names.length} deferred tool(s): ${names.join(', ')}.`
 }
 
 function firstLine(s: string): string {

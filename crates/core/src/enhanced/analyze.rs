@@ -192,17 +192,14 @@ impl Analyzer {
     /// alone).
     pub fn analyze_with(&self, text: &str, memo: &mut WordMemo, emit: impl FnMut(Cow<'_, str>)) {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
-            if w.len() > MAX_MEMO_WORD {
-                // Not kept: a memo of long words would let requests fill memory.
-                self.analyze_word(w, emit);
-                return;
-            }
-            if let Some(tokens) = memo.0.get(w) {
+            // Long words are never kept (a memo of them would let requests fill memory).
+            let keep = w.len() <= MAX_MEMO_WORD;
+            if let Some(tokens) = keep.then(|| memo.0.get(w)).flatten() {
                 tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
                 return;
             }
-            if memo.0.len() >= MAX_MEMO_WORDS {
-                // Full: a text of ever new words is analysed as it comes, not kept.
+            if !keep || memo.0.len() >= MAX_MEMO_WORDS {
+                // Not kept, or the memo is full: analysed as it comes.
                 self.analyze_word(w, emit);
                 return;
             }
