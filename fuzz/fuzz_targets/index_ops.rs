@@ -11,8 +11,8 @@ use arbitrary::Arbitrary;
 use common::{check_sorted, dedup, FName, FQuery, FTool};
 use libfuzzer_sys::fuzz_target;
 use tool_index_core::enhanced::{EnhancedIndex, Params};
-use tool_index_core::index::Hit;
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
+use tool_index_core::index::Hit;
 use tool_index_core::keyword::keyword_search;
 use tool_index_core::{ErrorCode, IndexOptions, ToolDoc, ToolIndex};
 
@@ -67,10 +67,16 @@ struct Input {
 const MINS: [f64; 5] = [0.0, 0.1, 0.5, 1.0, -1.0];
 
 fn names_c(i: &ToolIndex) -> Vec<String> {
-    i.slots().map(|s| i.doc(s).unwrap().name.clone()).collect()
+    i.store()
+        .slots()
+        .map(|s| i.doc(s).unwrap().name.clone())
+        .collect()
 }
 fn names_e(i: &EnhancedIndex) -> Vec<String> {
-    i.slots().map(|s| i.name(s).unwrap().to_owned()).collect()
+    i.store()
+        .slots()
+        .map(|s| i.name(s).unwrap().to_owned())
+        .collect()
 }
 fn res_c(i: &ToolIndex, h: &[Hit]) -> Vec<(String, u64)> {
     h.iter()
@@ -221,8 +227,8 @@ fuzz_target!(|input: Input| {
                 let _ = e.explain(&q, &name);
             }
         }
-        assert_eq!(c.len(), model.len());
-        assert_eq!(e.len(), model.len());
+        assert_eq!(c.store().len(), model.len());
+        assert_eq!(e.store().len(), model.len());
     }
 
     // Incremental equals rebuild.

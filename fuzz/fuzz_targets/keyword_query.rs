@@ -11,8 +11,8 @@ use common::{dedup, FQuery, FTool};
 use libfuzzer_sys::fuzz_target;
 use tool_index_core::enhanced::analyze::MAX_TOKEN_LEN;
 use tool_index_core::enhanced::{name_key, server_and_leaf, EnhancedIndex, Params};
-use tool_index_core::index::DEFAULT_MIN_SCORE;
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
+use tool_index_core::index::DEFAULT_MIN_SCORE;
 use tool_index_core::keyword::{keyword_outcome, parse_query, KeywordOutcome};
 use tool_index_core::text::{
     contains_word_bounded, is_js_whitespace, js_lower, js_split_whitespace, js_trim,

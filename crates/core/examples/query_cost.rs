@@ -72,7 +72,7 @@ fn load(args: &[String]) -> (Vec<Set>, &str) {
         [kind, catalog, queries, rest @ ..] if kind == "catalog" => {
             let (compat, enhanced) = build(tools_of(&read_json(catalog)));
             let set = Set {
-                id: format!("{} tools", compat.len()),
+                id: format!("{} tools", compat.store().len()),
                 compat,
                 enhanced,
                 queries: queries_of(&read_json(queries)),

@@ -284,8 +284,8 @@ impl Engine {
 
     pub fn len(&self) -> usize {
         match &self.kind {
-            Kind::Compat(i) => i.len(),
-            Kind::Enhanced(i) => i.len(),
+            Kind::Compat(i) => i.store().len(),
+            Kind::Enhanced(i) => i.store().len(),
         }
     }
 
@@ -320,8 +320,8 @@ impl Engine {
     /// Live slots in index order.
     pub fn slots(&self) -> Vec<u32> {
         match &self.kind {
-            Kind::Compat(i) => i.slots().collect(),
-            Kind::Enhanced(i) => i.slots().collect(),
+            Kind::Compat(i) => i.store().slots().collect(),
+            Kind::Enhanced(i) => i.store().slots().collect(),
         }
     }
 
@@ -335,8 +335,8 @@ impl Engine {
 
     pub fn slot_of(&self, name: &str) -> Option<u32> {
         match &self.kind {
-            Kind::Compat(i) => i.slot_of(name),
-            Kind::Enhanced(i) => i.slot_of(name),
+            Kind::Compat(i) => i.store().slot_of(name),
+            Kind::Enhanced(i) => i.store().slot_of(name),
         }
     }
 
@@ -344,15 +344,15 @@ impl Engine {
     /// under churn, as removals compact.
     pub fn slot_count(&self) -> usize {
         match &self.kind {
-            Kind::Compat(i) => i.slot_count(),
-            Kind::Enhanced(i) => i.slot_count(),
+            Kind::Compat(i) => i.store().slot_count(),
+            Kind::Enhanced(i) => i.store().slot_count(),
         }
     }
 
     pub fn generation(&self) -> u64 {
         match &self.kind {
-            Kind::Compat(i) => i.generation(),
-            Kind::Enhanced(i) => i.generation(),
+            Kind::Compat(i) => i.store().generation(),
+            Kind::Enhanced(i) => i.store().generation(),
         }
     }
 
@@ -499,7 +499,12 @@ impl Engine {
             }
             Kind::Enhanced(i) => {
                 i.name(slot)?;
-                let tokens: Vec<String> = i.tokens(slot).into_iter().map(str::to_owned).collect();
+                let tokens: Vec<String> = i
+                    .store()
+                    .tokens(slot)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
                 Some(EntryTerms {
                     weights: vec![0.0; tokens.len()],
                     tokens,

@@ -145,6 +145,7 @@ mod tests {
     /// Exact / prefix hits get `f64::INFINITY`, like [`keyword_search`].
     fn naive(index: &ToolIndex, query: &str, max: usize) -> Vec<(String, f64)> {
         let docs: Vec<(&crate::index::Doc, ParsedName)> = index
+            .store()
             .slots()
             .map(|s| index.doc(s).unwrap())
             .map(|d| (d, parse_tool_name(&d.name)))
@@ -444,7 +445,7 @@ mod tests {
         }
         // Random queries over the catalog's own words, parts, fragments and punctuation.
         let mut pool: Vec<String> = Vec::new();
-        for s in index.slots().step_by(7) {
+        for s in index.store().slots().step_by(7) {
             let d = index.doc(s).unwrap();
             pool.extend(d.desc_lower.split_whitespace().take(12).map(str::to_owned));
             pool.extend(d.parsed.parts.iter().cloned());
@@ -477,6 +478,7 @@ mod tests {
             queries.push(q.join(" "));
         }
         let docs: Vec<(&crate::index::Doc, ParsedName)> = index
+            .store()
             .slots()
             .map(|s| index.doc(s).unwrap())
             .map(|d| (d, parse_tool_name(&d.name)))

@@ -265,12 +265,6 @@ impl ToolIndex {
         store::upsert(self, tools)
     }
 
-    /// How many times slots were renumbered (by compaction after removals). Slots handed out
-    /// before a change of this number are no longer valid.
-    pub fn generation(&self) -> u64 {
-        self.store.generation()
-    }
-
     /// Remove tools by name; returns how many were present.
     pub fn remove<S: AsRef<str>>(&mut self, names: &[S]) -> usize {
         store::remove(self, names)
@@ -281,79 +275,31 @@ impl ToolIndex {
     /// lengths of the kept texts; hash-map overhead is approximated per entry.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let docs: usize = self
-            .store
-            .docs
-            .iter()
-            .flatten()
-            .map(|d| {
-                d.name.capacity()
-                    + d.parsed.full.capacity()
-                    + d.parsed
-                        .parts
-                        .iter()
-                        .map(|p| p.capacity() + 24)
-                        .sum::<usize>()
-                    + d.hint_lower.len()
-                    + d.desc_lower.len()
-                    + d.terms.capacity() * size_of::<(u32, f64)>()
-            })
-            .sum();
-        let postings: usize = self
-            .store
-            .postings
-            .iter()
-            .map(|p| p.capacity() * size_of::<(u32, f64)>() + 24)
-            .sum();
-        let vocab: usize = self.store.term_text.iter().map(|t| 2 * t.len() + 48).sum();
-        docs + self.store.docs.capacity() * size_of::<Option<Doc>>()
-            + postings
-            + vocab
-            + self.store.by_name.len() * 48
-            + self.store.by_name.keys().map(String::len).sum::<usize>()
-            + (self.idf.capacity() + self.norms.capacity()) * 8
+        self.store.heap_bytes(|d| {
+            d.name.capacity()
+                + d.parsed.full.capacity()
+                + d.parsed
+                    .parts
+                    .iter()
+                    .map(|p| p.capacity() + 24)
+                    .sum::<usize>()
+                + d.hint_lower.len()
+                + d.desc_lower.len()
+                + d.terms.capacity() * size_of::<(u32, f64)>()
+        }) + (self.idf.capacity() + self.norms.capacity()) * 8
             + self.names.heap_bytes()
     }
 
-    /// Number of tools.
-    pub fn len(&self) -> usize {
-        self.store.len()
+    /// The tools' slots, names and vocabulary: [`SlotStore::len`], `slot_of`, `slots`,
+    /// `generation` (how many times compaction renumbered slots; slots handed out before a
+    /// change of it are no longer valid), `tokens` (the reference's `tokens` of a tool).
+    pub fn store(&self) -> &SlotStore<Doc, f64> {
+        &self.store
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.store.is_empty()
-    }
-
-    /// One past the last slot in use (live or emptied).
-    pub fn slot_count(&self) -> usize {
-        self.store.slot_count()
-    }
-
-    /// The tool in a slot (slots come from [`Hit::slot`] and [`ToolIndex::slots`]).
+    /// The tool in a slot (slots come from [`Hit::slot`] and [`SlotStore::slots`]).
     pub fn doc(&self, slot: u32) -> Option<&Doc> {
         self.store.doc(slot)
-    }
-
-    /// The slot of a tool by name.
-    pub fn slot_of(&self, name: &str) -> Option<u32> {
-        self.store.slot_of(name)
-    }
-
-    /// Live slots in index order.
-    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.store.slots()
-    }
-
-    /// The reference's `tokens` of a tool (distinct, first-seen order).
-    pub fn tokens(&self, slot: u32) -> Vec<&str> {
-        self.doc(slot)
-            .map(|d| {
-                d.terms
-                    .iter()
-                    .map(|(t, _)| &*self.store.term_text[*t as usize])
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 
     /// The reference's `tfVector` of a tool: `(term, tf × idf)` in `tokens` order.
@@ -450,7 +396,8 @@ impl ToolIndex {
             let have: FxHashSet<u32> = hits.iter().map(|h| h.slot).collect();
             let room = limit - hits.len();
             hits.extend(
-                self.slots()
+                self.store()
+                    .slots()
                     .filter(|s| !have.contains(s))
                     .take(room)
                     .map(|slot| Hit { slot, score: 0.0 }),
@@ -608,7 +555,7 @@ fn keyword_fields(d: &Doc) -> KeywordFields<'_> {
 
 impl KeywordDocs for ToolIndex {
     fn keyword_slots(&self) -> Vec<u32> {
-        self.slots().collect()
+        self.store().slots().collect()
     }
     fn keyword_fields(&self, slot: u32) -> Option<KeywordFields<'_>> {
         self.doc(slot).map(keyword_fields)
@@ -807,7 +754,7 @@ pub struct CompatExplain {
 impl ToolIndex {
     /// Per-term contributions of one tool's compat score for a query.
     pub fn explain(&self, query: &str, name: &str) -> Option<CompatExplain> {
-        let slot = self.slot_of(name)?;
+        let slot = self.store().slot_of(name)?;
         let doc = self.doc(slot)?;
         let pq = self.prepare(query);
         let denom = pq.qnorm * doc.norm;

@@ -83,6 +83,32 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             .map(|(i, _)| i as u32)
     }
 
+    /// A tool's term texts, in its record's order (empty for an empty slot).
+    pub fn tokens(&self, slot: u32) -> Vec<&str> {
+        self.doc(slot)
+            .map(|d| d.term_ids().map(|t| &*self.term_text[t as usize]).collect())
+            .unwrap_or_default()
+    }
+
+    /// An estimate of the heap bytes of the store: `doc_bytes` of each live record (what it
+    /// holds beyond its own size), the slot table, the postings at `P`'s size, the vocabulary
+    /// and the name map (hash-map overhead approximated per entry).
+    pub fn heap_bytes(&self, doc_bytes: impl Fn(&D) -> usize) -> usize {
+        use std::mem::size_of;
+        let docs: usize = self.docs.iter().flatten().map(doc_bytes).sum();
+        let postings: usize = self
+            .postings
+            .iter()
+            .map(|p| p.capacity() * size_of::<(u32, P)>() + 24)
+            .sum();
+        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        docs + self.docs.capacity() * size_of::<Option<D>>()
+            + postings
+            + vocab
+            + self.by_name.len() * 48
+            + self.by_name.keys().map(String::len).sum::<usize>()
+    }
+
     /// A fresh slot at the end.
     pub fn push_slot(&mut self) -> u32 {
         self.docs.push(None);

@@ -256,13 +256,15 @@ fn apply(model: &mut Vec<ToolDoc>, op: &Op) {
 // Helpers
 
 fn compat_names(idx: &ToolIndex) -> Vec<String> {
-    idx.slots()
+    idx.store()
+        .slots()
         .map(|s| idx.doc(s).unwrap().name.clone())
         .collect()
 }
 
 fn enhanced_names(idx: &EnhancedIndex) -> Vec<String> {
-    idx.slots()
+    idx.store()
+        .slots()
         .map(|s| idx.name(s).unwrap().to_owned())
         .collect()
 }
@@ -325,7 +327,7 @@ proptest! {
             apply(&mut model, op);
         }
         let fresh = ToolIndex::build(model.clone(), IndexOptions::default()).unwrap();
-        prop_assert_eq!(idx.len(), model.len());
+        prop_assert_eq!(idx.store().len(), model.len());
         prop_assert_eq!(compat_names(&idx), compat_names(&fresh));
         for q in &queries {
             for min in [0.0, 0.1] {
@@ -363,7 +365,7 @@ proptest! {
             apply(&mut model, op);
         }
         let fresh = EnhancedIndex::build(model.clone(), Params::default(), 512).unwrap();
-        prop_assert_eq!(idx.len(), model.len());
+        prop_assert_eq!(idx.store().len(), model.len());
         prop_assert_eq!(enhanced_names(&idx), enhanced_names(&fresh));
         for q in &queries {
             let a = idx.search(q, 50, 0.0);
@@ -471,8 +473,8 @@ proptest! {
         tools.push(ToolDoc::new(format!("mcp__{long}__{long}"), joined.clone()).with_hint(long.clone()));
         let tools = dedup(tools);
         let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
-        for slot in idx.slots() {
-            for t in idx.tokens(slot) {
+        for slot in idx.store().slots() {
+            for t in idx.store().tokens(slot) {
                 prop_assert!(!t.is_empty() && t.len() <= MAX_TOKEN_LEN, "indexed token of {} bytes", t.len());
             }
         }
@@ -567,12 +569,12 @@ proptest! {
         let mut c = ToolIndex::build(all.clone(), IndexOptions::default()).unwrap();
         let mut e = EnhancedIndex::build(all.clone(), Params::default(), 512).unwrap();
         let gone: Vec<String> = all.iter().enumerate().filter(|(i, _)| i % removed_every != 0).map(|(_, t)| t.name.clone()).collect();
-        let generation = c.generation();
+        let generation = c.store().generation();
         c.remove(&gone);
         e.remove(&gone);
         let mut model: Vec<ToolDoc> = all.iter().filter(|t| !gone.contains(&t.name)).cloned().collect();
         if gone.len() >= 64 && gone.len() * 2 >= n {
-            prop_assert!(c.generation() > generation, "expected a compaction");
+            prop_assert!(c.store().generation() > generation, "expected a compaction");
         }
         let mut back: Vec<ToolDoc> = readd.iter().filter(|&&i| i < n).map(|&i| make(i)).collect();
         back = dedup(back);
@@ -598,7 +600,12 @@ fn ties_follow_index_order() {
         .map(|i| ToolDoc::new(format!("t{i}"), "same words here"))
         .collect();
     let idx = ToolIndex::build(tools, IndexOptions::default()).unwrap();
-    let pos: HashMap<u32, usize> = idx.slots().enumerate().map(|(i, s)| (s, i)).collect();
+    let pos: HashMap<u32, usize> = idx
+        .store()
+        .slots()
+        .enumerate()
+        .map(|(i, s)| (s, i))
+        .collect();
     let hits = idx.score_all("words");
     let mut hits = hits;
     tool_index_core::index::top_k(&mut hits, 10);

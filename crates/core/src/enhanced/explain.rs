@@ -32,7 +32,7 @@ pub struct Explain {
 impl EnhancedIndex {
     /// Per-term, per-field contributions of one tool for a query.
     pub fn explain(&self, query: &str, name: &str) -> Option<Explain> {
-        let slot = self.slot_of(name)?;
+        let slot = self.store().slot_of(name)?;
         let doc = self.store.docs[slot as usize].as_ref()?;
         let q = self.parse_query(query);
         let mut terms = Vec::new();

@@ -54,7 +54,7 @@ pub use query::{
     analysed_prefix, quoted_tokens, ParsedQuery, QueryTerm, MAX_QUERY_ANALYSED, WORD_CACHE_MAX,
 };
 use score::{Kept, Scratch};
-use tools::Doc;
+pub use tools::Doc;
 
 /// Number of fields.
 pub const FIELDS: usize = 5;
@@ -169,25 +169,6 @@ impl EnhancedIndex {
     /// JavaScript engine as external memory).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let docs: usize = self
-            .store
-            .docs
-            .iter()
-            .flatten()
-            .map(|d| {
-                d.name.capacity()
-                    + d.server_key.as_ref().map_or(0, String::capacity)
-                    + d.terms.capacity() * size_of::<(u32, [u16; FIELDS])>()
-                    + d.keys.iter().map(|k| k.0.capacity() + 32).sum::<usize>()
-            })
-            .sum();
-        let postings: usize = self
-            .store
-            .postings
-            .iter()
-            .map(|p| p.capacity() * size_of::<(u32, [u16; FIELDS])>() + 24)
-            .sum();
-        let vocab: usize = self.store.term_text.iter().map(|t| 2 * t.len() + 48).sum();
         let deletes: usize = self
             .deletes
             .iter()
@@ -198,60 +179,25 @@ impl EnhancedIndex {
             .iter()
             .map(|(k, v)| k.capacity() + v.capacity() * 8 + 48)
             .sum();
-        docs + self.store.docs.capacity() * size_of::<Option<Doc>>()
-            + postings
-            + vocab
-            + deletes
+        self.store.heap_bytes(|d| {
+            d.name.capacity()
+                + d.server_key.as_ref().map_or(0, String::capacity)
+                + d.terms.capacity() * size_of::<(u32, [u16; FIELDS])>()
+                + d.keys.iter().map(|k| k.0.capacity() + 32).sum::<usize>()
+        }) + deletes
             + keys
-            + self.store.by_name.len() * 48
-            + self.store.by_name.keys().map(String::len).sum::<usize>()
             + self.norms.capacity() * size_of::<[f64; FIELDS]>()
     }
 
-    pub fn len(&self) -> usize {
-        self.store.live
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.store.live == 0
-    }
-
-    /// Increases when removals renumber slots.
-    pub fn generation(&self) -> u64 {
-        self.store.generation()
-    }
-
-    /// One past the last slot in use (live or emptied).
-    pub fn slot_count(&self) -> usize {
-        self.store.slot_count()
+    /// The tools' slots, names and vocabulary: [`SlotStore::len`], `slot_of`, `slots`,
+    /// `generation`, `tokens` (a tool's distinct analysed terms, first seen first).
+    pub fn store(&self) -> &SlotStore<Doc, [u16; FIELDS]> {
+        &self.store
     }
 
     /// The name of the tool in a slot.
     pub fn name(&self, slot: u32) -> Option<&str> {
         self.store.doc(slot).map(|d| d.name.as_str())
-    }
-
-    pub fn slot_of(&self, name: &str) -> Option<u32> {
-        self.store.slot_of(name)
-    }
-
-    pub fn slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.store.slots()
-    }
-
-    /// Distinct analysed terms of a tool, first seen first.
-    pub fn tokens(&self, slot: u32) -> Vec<&str> {
-        self.store
-            .docs
-            .get(slot as usize)
-            .and_then(Option::as_ref)
-            .map(|d| {
-                d.terms
-                    .iter()
-                    .map(|(t, _)| &*self.store.term_text[*t as usize])
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 
     /// Add or replace tools (replacements keep their slot). Returns each tool's slot.
@@ -364,34 +310,34 @@ mod tests {
         ToolDoc::new(name, desc)
     }
 
+    /// The test catalog, in index order.
+    fn small_catalog() -> Vec<ToolDoc> {
+        vec![
+            doc(
+                "CronCreate",
+                "Schedule a prompt to run later on a cron schedule",
+            )
+            .with_hint("schedule a recurring prompt"),
+            doc(
+                "mcp__github__create_issue",
+                "Create a new issue in a GitHub repository",
+            ),
+            doc(
+                "mcp__slack__send_message",
+                "Send a message to a Slack channel",
+            ),
+            doc(
+                "mcp__discord__send_message",
+                "Send a message to a Discord channel",
+            ),
+            doc("mcp__my_server__do_thing", "Does a thing"),
+            doc("ls", "List files in a directory"),
+            doc("PdfParse", "Parse PDF files and extract their text"),
+        ]
+    }
+
     fn idx() -> EnhancedIndex {
-        EnhancedIndex::build(
-            vec![
-                doc(
-                    "CronCreate",
-                    "Schedule a prompt to run later on a cron schedule",
-                )
-                .with_hint("schedule a recurring prompt"),
-                doc(
-                    "mcp__github__create_issue",
-                    "Create a new issue in a GitHub repository",
-                ),
-                doc(
-                    "mcp__slack__send_message",
-                    "Send a message to a Slack channel",
-                ),
-                doc(
-                    "mcp__discord__send_message",
-                    "Send a message to a Discord channel",
-                ),
-                doc("mcp__my_server__do_thing", "Does a thing"),
-                doc("ls", "List files in a directory"),
-                doc("PdfParse", "Parse PDF files and extract their text"),
-            ],
-            Params::default(),
-            512,
-        )
-        .unwrap()
+        EnhancedIndex::build(small_catalog(), Params::default(), 512).unwrap()
     }
 
     fn top(i: &EnhancedIndex, q: &str) -> Vec<String> {
@@ -530,10 +476,10 @@ mod tests {
             .collect();
         let parallel = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
         let serial = EnhancedIndex::build(tools, Params::default(), usize::MAX).unwrap();
-        assert_eq!(parallel.len(), serial.len());
+        assert_eq!(parallel.store().len(), serial.store().len());
         for slot in [0u32, 1, 4_095, 8_191, 8_192, 8_999] {
             assert_eq!(parallel.name(slot), serial.name(slot));
-            assert_eq!(parallel.tokens(slot), serial.tokens(slot));
+            assert_eq!(parallel.store().tokens(slot), serial.store().tokens(slot));
         }
         for q in [
             "send a message",
@@ -564,30 +510,10 @@ mod tests {
             "Create a Jira ticket",
         )])
         .unwrap();
-        let b = EnhancedIndex::build(
-            vec![
-                doc(
-                    "CronCreate",
-                    "Schedule a prompt to run later on a cron schedule",
-                )
-                .with_hint("schedule a recurring prompt"),
-                doc(
-                    "mcp__github__create_issue",
-                    "Create a new issue in a GitHub repository",
-                ),
-                doc(
-                    "mcp__discord__send_message",
-                    "Send a message to a Discord channel",
-                ),
-                doc("mcp__my_server__do_thing", "Does a thing"),
-                doc("ls", "List files in a directory"),
-                doc("PdfParse", "Parse PDF files and extract their text"),
-                doc("mcp__jira__create_ticket", "Create a Jira ticket"),
-            ],
-            Params::default(),
-            512,
-        )
-        .unwrap();
+        let mut tools = small_catalog();
+        tools.retain(|t| t.name != "mcp__slack__send_message");
+        tools.push(doc("mcp__jira__create_ticket", "Create a Jira ticket"));
+        let b = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
         for q in [
             "create a ticket",
             "send message",

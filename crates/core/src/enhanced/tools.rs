@@ -12,8 +12,10 @@ use super::{EnhancedIndex, FIELDS};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotDoc, SlotStore};
 
+/// An enhanced index's record of one tool: its name, server, analysed terms with their
+/// per-field frequencies, field lengths and name keys (read through the index).
 #[derive(Debug, Clone)]
-pub(crate) struct Doc {
+pub struct Doc {
     pub(super) name: String,
     pub(super) server_key: Option<String>,
     pub(super) terms: Vec<(u32, [u16; FIELDS])>,
