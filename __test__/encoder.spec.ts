@@ -156,6 +156,13 @@ describe('abstaining (fused search)', () => {
     ['fewer tools than candidates: no crowd', [weak, crowd(0.3, 0.25, 29), 0.3, 30, true], false],
     ['a rule of its own', [[{ score: 0.9 }], crowd(0.6, 0.25), 0.6, 30, { lexical: 1, gap: 0.5 }], true],
     ['NaN cuts never abstain', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: Number.NaN, gap: Number.NaN }], false],
+    ['no crowd weight: the plain gap', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: 0.5, gap: 0.1 }], true],
+    ['a crowd weight below 1 scales the crowd', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: 0.5, gap: 0.1, crowd: 0.5 }], false],
+    // Two requests with the same plain gap (0.1): under a crowd weight, the one whose best tool is
+    // itself far (cosine 0.2) abstains, the one whose best tool is close (0.5) does not.
+    ['a low best cosine is weak evidence', [weak, crowd(0.2, 0.1), 0.2, 30, { lexical: 0.5, gap: 0.2, crowd: 0.5 }], true],
+    ['a high best cosine at the same gap', [weak, crowd(0.5, 0.4), 0.5, 30, { lexical: 0.5, gap: 0.2, crowd: 0.5 }], false],
+    ['a NaN crowd weight never abstains', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: 0.5, gap: 0.1, crowd: Number.NaN }], false],
   ]
   for (const [name, args, want] of cases) test(name, () => expect(abstains(...args)).toBe(want))
 

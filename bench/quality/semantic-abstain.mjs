@@ -3,11 +3,15 @@
 // share of ETOM's infeasible requests answered with nothing, and what each feasible set loses
 // in recall@5 against the same fused ranking without abstaining.
 //
-//   node bench/quality/semantic-abstain.mjs [--holdout] [--sweep]
+//   node bench/quality/semantic-abstain.mjs [--holdout] [--sweep] [--cv]
 //
-// `--sweep` also prints, for a few lexical cuts, the curve over the cosine gap (dev split only:
-// the rule is chosen there and checked once on the holdout). Needs the local encoder
+// `--sweep` also prints, for a few lexical cuts and crowd weights, the curve over the cosine
+// gap. `--cv` is how the rule was chosen: five folds of the dev split (by a hash of set and
+// request); on four, the rule of the grid that answers the most infeasible requests with nothing
+// while no set loses more than MAX_LOSS points; scored on the fifth. Both on dev only: the rule
+// is chosen there, and the holdout only checks it. Needs the local encoder
 // (`npm run build:encoder`, `bash scripts/fetch-model.sh`) and the built package.
+import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
@@ -16,6 +20,7 @@ import { entriesOf, vectorStoreOf } from './systems.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
 const sweep = process.argv.includes('--sweep')
+const cv = process.argv.includes('--cv')
 const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href)
 const sem = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'semantic.js')).href)
 const enc = sem.loadLocalEncoder()
@@ -43,22 +48,23 @@ for (const set of sets) {
     const lists = textsOf.get(q.query).map((t) => store.search(Float32Array.from(byText.get(t)), CAND))
     const vector = sem.mergeVectorHits(lists, CAND)
     const fused = sem.fuse(lexical, vector, K).map((r) => r.name)
-    rows.push({ set: set.id, infeasible: !!set.infeasible, lexical, whole: lists[0], best: vector[0]?.score ?? 0, recall: set.infeasible ? 0 : recallAt(fused, q.judgement) })
+    rows.push({ set: set.id, query: q.query, infeasible: !!set.infeasible, lexical, whole: lists[0], best: vector[0]?.score ?? 0, recall: set.infeasible ? 0 : recallAt(fused, q.judgement) })
   }
 }
 
 const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
-const infeasible = rows.filter((r) => r.infeasible)
 /** Infeasible share answered with nothing, and each feasible set's recall loss in points. */
-function measure(rule) {
+function measure(rule, of = rows) {
   const off = (r) => sem.abstains(r.lexical, r.whole, r.best, CAND, rule)
+  const infeasible = of.filter((r) => r.infeasible)
   const empty = infeasible.filter(off).length / (infeasible.length || 1)
   const loss = feasible.map((s) => {
-    const rs = rows.filter((r) => r.set === s)
-    return (100 * rs.reduce((a, r) => a + (off(r) ? r.recall : 0), 0)) / rs.length
+    const rs = of.filter((r) => r.set === s)
+    return (100 * rs.reduce((a, r) => a + (off(r) ? r.recall : 0), 0)) / (rs.length || 1)
   })
   return { empty, loss }
 }
+const infeasible = rows.filter((r) => r.infeasible)
 
 const { empty, loss } = measure(sem.ABSTAIN_RULE)
 console.log(`${split} split, rule ${JSON.stringify(sem.ABSTAIN_RULE)}, ${CAND} candidates`)
@@ -68,13 +74,58 @@ feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === 
 console.log(`| etom-infeasible answered with nothing | ${infeasible.length} | ${(100 * empty).toFixed(0)}% |`)
 
 if (sweep) {
-  console.log('\nlexical cut, gap cut: infeasible empty share; max loss (points)')
-  for (const lexical of [0.4, 0.5, 0.6]) {
-    const cells = []
-    for (let gap = 0.08; gap <= 0.1301; gap += 0.01) {
-      const m = measure({ lexical, gap })
-      cells.push(`${gap.toFixed(2)}: ${(100 * m.empty).toFixed(0)}%; ${Math.max(...m.loss).toFixed(2)}`)
+  console.log('\nlexical cut, crowd weight; gap cut: infeasible empty share; max loss (points)')
+  for (const crowd of [1, 0.75, 0.5]) {
+    for (const lexical of [0.4, 0.5, 0.6]) {
+      const cells = []
+      const from = crowd === 1 ? 0.08 : crowd === 0.75 ? 0.135 : 0.185
+      for (let i = 0; i < 6; i++) {
+        const gap = from + 0.01 * i
+        const m = measure({ lexical, gap, crowd })
+        cells.push(`${gap.toFixed(3)}: ${(100 * m.empty).toFixed(0)}%; ${Math.max(...m.loss).toFixed(2)}`)
+      }
+      console.log(`  ${lexical}, ${crowd}  ${cells.join(' · ')}`)
     }
-    console.log(`  ${lexical}  ${cells.join(' · ')}`)
+  }
+}
+
+/** The largest recall@5 loss, in points, a rule may cost any set of the folds it is chosen on. */
+const MAX_LOSS = 0.5
+const GRID = []
+for (const lexical of [0.4, 0.45, 0.5, 0.55, 0.6])
+  for (const crowd of [1, 0.875, 0.75, 0.625, 0.5])
+    for (let g = 10; g <= 60; g++) GRID.push({ lexical, crowd, gap: g / 200 })
+
+/** The grid's rule with the largest infeasible share and no set losing more than MAX_LOSS. */
+function choose(of, grid = GRID) {
+  let best
+  for (const rule of grid) {
+    const m = measure(rule, of)
+    const worst = Math.max(...m.loss)
+    if (worst > MAX_LOSS) continue
+    if (!best || m.empty > best.empty || (m.empty === best.empty && worst < best.worst)) best = { rule, empty: m.empty, worst }
+  }
+  return best
+}
+
+if (cv) {
+  const fold = (r) => createHash('md5').update(`${r.set}\u0000${r.query}`).digest().readUInt32LE(0) % 5
+  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length
+  const grids = { 'gap only (crowd 1)': GRID.filter((r) => r.crowd === 1), 'gap and crowd weight': GRID }
+  for (const [name, grid] of Object.entries(grids)) {
+    console.log(`\n${name}: five-fold cross-validation on ${split}, no set losing more than ${MAX_LOSS} points where chosen`)
+    console.log('| fold | rule chosen on the other four (lexical / gap / crowd) | infeasible answered with nothing | largest loss (points) |')
+    console.log('|---:|---|---:|---:|')
+    const outs = []
+    for (let k = 0; k < 5; k++) {
+      const chosen = choose(rows.filter((r) => fold(r) !== k), grid)
+      const m = measure(chosen.rule, rows.filter((r) => fold(r) === k))
+      outs.push({ empty: m.empty, worst: Math.max(...m.loss) })
+      const { lexical, crowd, gap } = chosen.rule
+      console.log(`| ${k} | ${lexical} / ${gap} / ${crowd} | ${(100 * m.empty).toFixed(0)}% | ${Math.max(...m.loss).toFixed(2)} |`)
+    }
+    console.log(`| mean | | ${(100 * mean(outs.map((o) => o.empty))).toFixed(0)}% | ${mean(outs.map((o) => o.worst)).toFixed(2)} |`)
+    const all = choose(rows, grid)
+    console.log(`chosen on the whole split: ${JSON.stringify(all.rule)}: ${(100 * all.empty).toFixed(0)}%, largest loss ${all.worst.toFixed(2)}`)
   }
 }
