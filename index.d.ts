@@ -111,6 +111,16 @@ export declare class ToolIndex {
 /** The default core-tool names (never deferred). */
 export declare function coreTools(): Array<string>
 
+/** The crowd rule's values chosen on the dev split: spread them into `tuning` to opt in. */
+export declare function crowdAbstain(): CrowdRule
+
+/** The enhanced ranking's crowd rule as chosen on the dev split (the three `Tuning` fields). */
+export interface CrowdRule {
+  crowdGap: number
+  crowdWeight: number
+  crowdConfidence: number
+}
+
 /** A tool as `isDeferredTool` sees it. */
 export interface DeferralInput {
   name: string
@@ -297,6 +307,16 @@ export interface Tuning {
   genericNameWeight?: number
   /** Query weight of words inside quotation marks (default 0.3). */
   quoteWeight?: number
+  /**
+   * The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
+   * a request gets nothing when at least 30 tools match, the best scores below
+   * `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
+   */
+  crowdGap?: number
+  /** The crowd rule's weight of the 30th tool's score (default 0.5). */
+  crowdWeight?: number
+  /** The crowd rule applies only when the best score is below this (default 0.4). */
+  crowdConfidence?: number
 }
 
 /** One vector-search result: tool name and cosine similarity. */

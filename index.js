@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeVectorStore = nativeBinding.NativeVectorStore
 module.exports.ToolIndex = nativeBinding.ToolIndex
 module.exports.coreTools = nativeBinding.coreTools
+module.exports.crowdAbstain = nativeBinding.crowdAbstain
 module.exports.isDeferredTool = nativeBinding.isDeferredTool
 module.exports.maxListLength = nativeBinding.maxListLength
 module.exports.parseToolName = nativeBinding.parseToolName

@@ -1,7 +1,7 @@
 // The drop-in functions stay on the reference's compat scoring unless the host opts in, by
 // option or by TOOL_INDEX_SCORING / SEARCH_EXTRA_TOOLS_SCORING.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { LOW_CONFIDENCE, buildToolIndex, clearToolIndexCache, dropInScoring, getToolIndex, searchTools, toolSearch } from '../dist/index.js'
+import { CROWD_ABSTAIN, LOW_CONFIDENCE, ToolIndex, buildToolIndex, clearToolIndexCache, dropInScoring, getToolIndex, searchTools, toolSearch } from '../dist/index.js'
 import * as ccb from '../dist/ccb-dropin.js'
 
 const tools = [
@@ -51,3 +51,33 @@ describe('drop-in scoring', () => {
     expect(LOW_CONFIDENCE).toBeLessThan(1)
   })
 })
+
+describe('the crowd rule (opt-in)', () => {
+  // 40 look-alike tools (a crowd) and a few distinct ones.
+  const crowd = [
+    ...Array.from({ length: 40 }, (_, i) => ({ name: `widget_tool_${i}`, description: `Manage widget number ${i}: list, count and archive widgets` })),
+    { name: 'mcp__files__rename_file', description: 'Rename a file' },
+    { name: 'PdfParse', description: 'Parse PDF files and extract their text' },
+  ]
+  const on = ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { ...CROWD_ABSTAIN } })
+  const off = ToolIndex.fromEntries(crowd, { scoring: 'enhanced' })
+  const cases: [string, boolean][] = [
+    ['count the widgets please', true],
+    ['widget_tool_7', false],
+    ['parse a pdf', false],
+    ['rename a file', false],
+  ]
+  for (const [q, abstains] of cases) {
+    test(`${JSON.stringify(q)}: ${abstains ? 'nothing' : 'the same results as without the rule'}`, () => {
+      expect(off.search(q, 5, 0).length).toBeGreaterThan(0)
+      if (abstains) expect(on.search(q, 5, 0)).toEqual([])
+      else expect(on.search(q, 5, 0)).toEqual(off.search(q, 5, 0))
+    })
+  }
+  test('the values are the documented ones, read-only, off by default', () => {
+    expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.26, crowdWeight: 0.5, crowdConfidence: 0.4 })
+    expect(Object.isFrozen(CROWD_ABSTAIN)).toBe(true)
+    expect(ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } }).search('count the widgets please', 5, 0).length).toBeGreaterThan(0)
+  })
+})
+

@@ -122,6 +122,25 @@ pub fn core_tools() -> Vec<&'static str> {
     core::CORE_TOOLS.to_vec()
 }
 
+/// The enhanced ranking's crowd rule as chosen on the dev split (the three `Tuning` fields).
+#[napi(object)]
+pub struct CrowdRule {
+    pub crowd_gap: f64,
+    pub crowd_weight: f64,
+    pub crowd_confidence: f64,
+}
+
+/// The crowd rule's values chosen on the dev split: spread them into `tuning` to opt in.
+#[napi(catch_unwind)]
+pub fn crowd_abstain() -> CrowdRule {
+    let (crowd_gap, crowd_weight, crowd_confidence) = core::enhanced::CROWD_RULE;
+    CrowdRule {
+        crowd_gap,
+        crowd_weight,
+        crowd_confidence,
+    }
+}
+
 /// The most elements any native function reads from one array argument (larger `length`s
 /// throw `E_TOO_LARGE` before anything is read).
 #[napi(catch_unwind)]

@@ -96,6 +96,14 @@ pub struct Tuning {
     pub generic_name_weight: Option<f64>,
     /// Query weight of words inside quotation marks (default 0.3).
     pub quote_weight: Option<f64>,
+    /// The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
+    /// a request gets nothing when at least 30 tools match, the best scores below
+    /// `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
+    pub crowd_gap: Option<f64>,
+    /// The crowd rule's weight of the 30th tool's score (default 0.5).
+    pub crowd_weight: Option<f64>,
+    /// The crowd rule applies only when the best score is below this (default 0.4).
+    pub crowd_confidence: Option<f64>,
 }
 
 impl TryFrom<Tuning> for engine::Tuning {
@@ -115,6 +123,9 @@ impl TryFrom<Tuning> for engine::Tuning {
             synonym_weight: t.synonym_weight,
             generic_name_weight: t.generic_name_weight,
             quote_weight: t.quote_weight,
+            crowd_gap: t.crowd_gap,
+            crowd_weight: t.crowd_weight,
+            crowd_confidence: t.crowd_confidence,
         })
     }
 }

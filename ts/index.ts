@@ -13,6 +13,7 @@ export {
   displayMinScore,
   dropInScoring,
   LOW_CONFIDENCE,
+  CROWD_ABSTAIN,
   mergeWeights,
   isToolSearchEnabled,
   toolSearchMode,

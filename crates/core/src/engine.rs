@@ -85,6 +85,9 @@ pub struct Tuning {
     pub synonym_weight: Option<f64>,
     pub generic_name_weight: Option<f64>,
     pub quote_weight: Option<f64>,
+    pub crowd_gap: Option<f64>,
+    pub crowd_weight: Option<f64>,
+    pub crowd_confidence: Option<f64>,
 }
 
 impl Tuning {
@@ -139,6 +142,15 @@ impl Tuning {
         }
         if let Some(v) = self.quote_weight {
             p.quote_weight = finite(v, "tuning.quoteWeight")?;
+        }
+        if let Some(v) = self.crowd_gap {
+            p.crowd_gap = finite(v, "tuning.crowdGap")?;
+        }
+        if let Some(v) = self.crowd_weight {
+            p.crowd_weight = finite(v, "tuning.crowdWeight")?;
+        }
+        if let Some(v) = self.crowd_confidence {
+            p.crowd_confidence = finite(v, "tuning.crowdConfidence")?;
         }
         Ok(p)
     }

@@ -1,6 +1,7 @@
 //! Why a tool scored what it did: the scoring pass's own terms, weights and formula,
 //! one tool at a time.
 
+use super::params::CROWD_RANK;
 use super::score::Kept;
 use super::{EnhancedIndex, FIELDS, FIELD_NAMES};
 
@@ -62,7 +63,11 @@ impl EnhancedIndex {
             });
         }
         let hits = self.score(&q, &mut Kept::default());
-        let hit = hits.iter().find(|h| h.slot == slot);
+        // The crowd rule reads the final ranking: a search that abstains has no result.
+        let crowd = self.params.crowd_gap > 0.0
+            && !hits.is_empty()
+            && self.search(query, CROWD_RANK, f64::NEG_INFINITY).is_empty();
+        let hit = hits.iter().find(|h| h.slot == slot).filter(|_| !crowd);
         let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
         let mass = self.query_mass(&q).max(1e-9);
         let matched: f64 = q
@@ -84,7 +89,9 @@ impl EnhancedIndex {
             score: hit.map(|h| h.score).unwrap_or(0.0),
             terms,
             filtered: if hit.is_none() {
-                Some(if hits.is_empty() {
+                Some(if crowd {
+                    "the query abstained: no tool stands out of the crowd".into()
+                } else if hits.is_empty() {
                     "the query abstained or matched nothing".into()
                 } else {
                     "filtered out (server or required term) or no match".into()

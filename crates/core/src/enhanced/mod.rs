@@ -48,7 +48,7 @@ use analyze::Analyzer;
 
 pub use explain::{Explain, TermExplain};
 pub use names::{name_key, server_and_leaf, TIER_FULL, TIER_LEAF, TIER_SERVER_LEAF};
-pub use params::{confidence, Params};
+pub use params::{confidence, Params, CROWD_RANK, CROWD_RULE};
 use query::QueryMemo;
 pub use query::{
     analysed_prefix, quoted_tokens, ParsedQuery, QueryTerm, MAX_QUERY_ANALYSED, WORD_CACHE_MAX,
@@ -276,17 +276,26 @@ impl EnhancedIndex {
             top_k(&mut hits, limit);
             return hits;
         }
-        if parts.len() < 2 {
-            let mut hits = self.score(q, &mut Kept::default());
-            hits.retain(|h| h.score >= min_score);
-            top_k(&mut hits, limit);
-            return hits;
-        }
-        let clause_terms = self.clause_terms(parts);
-        let mut kept = Kept::wanting(clause_terms.iter().flatten().copied());
-        let mut hits = self.score(q, &mut kept);
-        if !hits.is_empty() {
-            hits = self.cover_clauses(hits, &clause_terms, &kept, limit, min_score);
+        let mut hits = if parts.len() < 2 {
+            self.score(q, &mut Kept::default())
+        } else {
+            let clause_terms = self.clause_terms(parts);
+            let mut kept = Kept::wanting(clause_terms.iter().flatten().copied());
+            let hits = self.score(q, &mut kept);
+            if hits.is_empty() {
+                hits
+            } else {
+                // The crowd rule reads the first CROWD_RANK, so they get their final scores.
+                let upto = if self.params.crowd_gap > 0.0 {
+                    limit.max(CROWD_RANK)
+                } else {
+                    limit
+                };
+                self.cover_clauses(hits, &clause_terms, &kept, upto, min_score)
+            }
+        };
+        if self.crowd_abstains(q, &hits) {
+            return Vec::new();
         }
         hits.retain(|h| h.score >= min_score);
         top_k(&mut hits, limit);
@@ -499,6 +508,97 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// 40 look-alike widget tools (a crowd) and a few distinct ones.
+    fn crowd_catalog() -> Vec<ToolDoc> {
+        let mut tools: Vec<ToolDoc> = (0..40)
+            .map(|i| {
+                doc(
+                    &format!("widget_tool_{i}"),
+                    &format!("Manage widget number {i}: list, count and archive widgets"),
+                )
+            })
+            .collect();
+        tools.extend(small_catalog());
+        tools
+    }
+
+    fn crowd_on() -> Params {
+        let (crowd_gap, crowd_weight, crowd_confidence) = CROWD_RULE;
+        Params {
+            crowd_gap,
+            crowd_weight,
+            crowd_confidence,
+            ..Params::default()
+        }
+    }
+
+    #[test]
+    fn crowd_rule_abstains_only_on_a_crowd_of_weak_matches() {
+        let on = EnhancedIndex::build(crowd_catalog(), crowd_on(), 512).unwrap();
+        let off = EnhancedIndex::build(crowd_catalog(), Params::default(), 512).unwrap();
+        // (request, answered with nothing under the rule)
+        let cases = [
+            // Every widget tool matches the same common words, none stands out.
+            ("count the widgets please", true),
+            // A name, a rare word, a server filter: never a crowd.
+            ("widget_tool_7", false),
+            ("parse a pdf", false),
+            ("server:github create", false),
+            // Fewer than CROWD_RANK tools match at all.
+            ("send a message to a channel", false),
+        ];
+        for (q, abstains) in cases {
+            let with = on.search(q, 5, 0.0);
+            let without = off.search(q, 5, 0.0);
+            assert!(!without.is_empty(), "{q}");
+            assert_eq!(with.is_empty(), abstains, "{q}");
+            if !abstains {
+                // When the rule lets a request through, its results are unchanged.
+                assert_eq!(with, without, "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn crowd_rule_keeps_results_of_the_requests_it_lets_through() {
+        // Multi-step requests included: their clause coverage is worked out to CROWD_RANK
+        // results when the rule is on, and the first `limit` must not change.
+        let on = EnhancedIndex::build(crowd_catalog(), crowd_on(), 512).unwrap();
+        let off = EnhancedIndex::build(crowd_catalog(), Params::default(), 512).unwrap();
+        for q in [
+            "archive widget 3 and then send a slack message",
+            "create an issue, then list files in the directory",
+            "parse the pdf and then count widgets",
+            "schedule a prompt",
+        ] {
+            for limit in [1, 5, 12] {
+                let with = on.search(q, limit, 0.0);
+                if !with.is_empty() {
+                    assert_eq!(with, off.search(q, limit, 0.0), "{q} / {limit}");
+                }
+            }
+        }
+        // The rule reads a request's final best CROWD_RANK, as a search for that many shows them.
+        let (gap, weight, cut) = CROWD_RULE;
+        for q in [
+            "count the widgets please",
+            "list the widgets and then count the widgets",
+            "archive widgets, then list widgets, then count them",
+            "manage a widget number and then archive it",
+        ] {
+            let top = off.search(q, CROWD_RANK, 0.0);
+            let rule = top.len() >= CROWD_RANK
+                && top[0].score < cut
+                && top[0].score - weight * top[CROWD_RANK - 1].score < gap;
+            assert_eq!(on.search(q, 5, 0.0).is_empty(), rule, "{q}");
+        }
+        let e = on
+            .explain("count the widgets please", "widget_tool_3")
+            .unwrap();
+        assert_eq!(e.score, 0.0);
+        assert!(e.filtered.unwrap().contains("crowd"));
     }
 
     #[test]

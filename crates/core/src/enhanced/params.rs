@@ -36,7 +36,26 @@ pub struct Params {
     pub generic_name_weight: f64,
     /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
     pub quote_weight: f64,
+    /// The crowd rule (0 turns it off, the default): a request is answered with nothing when
+    /// at least [`CROWD_RANK`] tools match, the best scores below
+    /// [`Params::crowd_confidence`], and it stands less than this above
+    /// [`Params::crowd_weight`] × the score of the [`CROWD_RANK`]-th: no tool stands out of
+    /// the crowd of weak matches. It looks at the final scores, clause coverage included.
+    pub crowd_gap: f64,
+    /// How much of the crowd's score the best score is measured against (see
+    /// [`Params::crowd_gap`]).
+    pub crowd_weight: f64,
+    /// The crowd rule applies only below this best score (name matches score 1 and more, so a
+    /// cut at or below 1 never abstains on a named tool).
+    pub crowd_confidence: f64,
 }
+
+/// Which tool is the crowd in the crowd rule ([`Params::crowd_gap`]): the 30th best.
+pub const CROWD_RANK: usize = 30;
+
+/// The crowd rule chosen on the dev split (`bench/quality/lexical-abstain.mjs`): `(gap, weight,
+/// confidence)`. Opt in with these three values; [`Params::default`] keeps the rule off.
+pub const CROWD_RULE: (f64, f64, f64) = (0.26, 0.5, 0.4);
 
 /// A tool's confidence from its evidence: `e / (e + scale)`, in `[0, 1)`. The evidence is
 /// the tool's BM25F score divided by the largest IDF the index can give (that of a word in
@@ -64,6 +83,9 @@ impl Default for Params {
             synonym_weight: 0.2,
             generic_name_weight: 1.0,
             quote_weight: 0.3,
+            crowd_gap: 0.0,
+            crowd_weight: CROWD_RULE.1,
+            crowd_confidence: CROWD_RULE.2,
         }
     }
 }

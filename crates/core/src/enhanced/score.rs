@@ -4,9 +4,9 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analyze::is_cjk;
-use super::params::confidence;
+use super::params::{confidence, CROWD_RANK};
 use super::{EnhancedIndex, ParsedQuery, FIELDS};
-use crate::collector::Hit;
+use crate::collector::{best_k, Hit};
 
 /// A query term, ready for scoring: its id, field weights and `query weight · idf`.
 pub(super) struct TermWeights {
@@ -222,6 +222,19 @@ impl EnhancedIndex {
             }
         }
         hits
+    }
+
+    /// The crowd rule ([`super::Params::crowd_gap`]) on a request's final hits: whether it is
+    /// answered with nothing because no tool stands out of the crowd of weak matches.
+    pub(super) fn crowd_abstains(&self, q: &ParsedQuery, hits: &[Hit]) -> bool {
+        let p = &self.params;
+        let off = p.crowd_gap.is_nan() || p.crowd_gap <= 0.0;
+        if off || !q.servers.is_empty() || hits.len() < CROWD_RANK {
+            return false;
+        }
+        let top = best_k(hits.iter().copied(), CROWD_RANK);
+        let (best, crowd) = (top[0].score, top[CROWD_RANK - 1].score);
+        best < p.crowd_confidence && best - p.crowd_weight * crowd < p.crowd_gap
     }
 
     /// The query's IDF mass: what a tool matching every query word would cover. Words of the

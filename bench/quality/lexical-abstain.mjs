@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// The enhanced ranking's crowd rule (`tuning.crowdGap`, `crowdWeight`, `crowdConfidence`;
+// `CROWD_ABSTAIN` in the package) on the quality sets, lexical only: the share of ETOM's
+// infeasible requests answered with nothing, and what each feasible set loses in recall@5
+// against the default enhanced ranking.
+//
+//   node bench/quality/lexical-abstain.mjs [--holdout] [--sweep] [--cv]
+//
+// Each request is searched once with the rule off (its best 30 scores, threshold 0); the rule is
+// then applied to those scores here, and the native rule is checked to answer the same requests
+// with nothing. `--sweep` prints the grid's curve; `--cv` is how the rule was chosen: five folds
+// of the dev split (by a hash of set and request); on four, the rule of the grid that answers the
+// most infeasible requests with nothing while no set loses more than MAX_LOSS points; scored on
+// the fifth. Both on dev only: the rule is chosen there, and the holdout only checks it.
+// Needs the built package (`npm run build`).
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
+import { K, recallAt } from './metrics.mjs'
+import { entriesOf } from './systems.mjs'
+
+const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
+const sweep = process.argv.includes('--sweep')
+const cv = process.argv.includes('--cv')
+const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href)
+const { CROWD_ABSTAIN } = api
+const RANK = 30
+const { corpora, sets } = loadSets({ sets: selectSets(['etom', 'metatool']), split })
+
+const handles = {}
+for (const [corpus, tools] of Object.entries(corpora)) {
+  const entries = entriesOf(tools)
+  handles[corpus] = {
+    plain: api.ToolIndex.fromEntries(entries, { scoring: 'enhanced' }),
+    crowd: api.ToolIndex.fromEntries(entries, { scoring: 'enhanced', tuning: CROWD_ABSTAIN }),
+  }
+}
+
+// Per request: the best RANK scores with the rule off, the default ranking's recall@5, and
+// whether the native rule (CROWD_ABSTAIN) answered with nothing.
+const rows = []
+for (const set of sets) {
+  const { plain, crowd } = handles[set.corpus]
+  for (const q of set.queries) {
+    const top = plain.search(q.query, RANK, 0)
+    rows.push({
+      set: set.id,
+      query: q.query,
+      infeasible: !!set.infeasible,
+      scores: top.map((h) => h.score),
+      recall: set.infeasible ? 0 : recallAt(top.slice(0, K).map((h) => h.name), q.judgement),
+      nativeEmpty: crowd.search(q.query, K, 0).length === 0,
+    })
+  }
+}
+
+/** The crowd rule on a request's best scores (an empty list: the request already abstained). */
+function abstains(scores, rule) {
+  if (scores.length === 0) return true
+  if (!(rule.crowdGap > 0) || scores.length < RANK) return false
+  const best = scores[0]
+  return best < rule.crowdConfidence && best - rule.crowdWeight * scores[RANK - 1] < rule.crowdGap
+}
+
+const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
+/** Infeasible share answered with nothing, and each feasible set's recall loss in points. */
+function measure(rule, of = rows) {
+  const infeasible = of.filter((r) => r.infeasible)
+  const empty = infeasible.filter((r) => abstains(r.scores, rule)).length / (infeasible.length || 1)
+  const loss = feasible.map((s) => {
+    const rs = of.filter((r) => r.set === s)
+    return (100 * rs.reduce((a, r) => a + (r.scores.length > 0 && abstains(r.scores, rule) ? r.recall : 0), 0)) / (rs.length || 1)
+  })
+  return { empty, loss }
+}
+
+const mismatched = rows.filter((r) => abstains(r.scores, CROWD_ABSTAIN) !== r.nativeEmpty).length
+const off = measure({ crowdGap: 0 })
+const { empty, loss } = measure(CROWD_ABSTAIN)
+console.log(`${split} split, CROWD_ABSTAIN ${JSON.stringify(CROWD_ABSTAIN)}; requests where the native rule and this script disagree: ${mismatched}`)
+console.log('| set | requests | recall@5 lost (points) |')
+console.log('|---|---:|---:|')
+feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === s).length} | ${loss[i].toFixed(2)} |`))
+const infeasibleCount = rows.filter((r) => r.infeasible).length
+console.log(`| etom-infeasible answered with nothing (rule off: ${(100 * off.empty).toFixed(0)}%) | ${infeasibleCount} | ${(100 * empty).toFixed(0)}% |`)
+
+if (sweep) {
+  console.log('\nconfidence cut, crowd weight; gap: infeasible empty share; max loss (points)')
+  for (const crowdConfidence of [0.35, 0.4, 0.45]) {
+    for (const crowdWeight of [0.25, 0.5, 0.75, 1]) {
+      const cells = []
+      for (let i = 0; i < 6; i++) {
+        const crowdGap = 0.2 + 0.02 * i - 0.1 * (crowdWeight - 0.5)
+        const m = measure({ crowdGap, crowdWeight, crowdConfidence })
+        cells.push(`${crowdGap.toFixed(3)}: ${(100 * m.empty).toFixed(0)}%; ${Math.max(...m.loss).toFixed(2)}`)
+      }
+      console.log(`  ${crowdConfidence}, ${crowdWeight}  ${cells.join(' · ')}`)
+    }
+  }
+}
+
+/** The largest recall@5 loss, in points, a rule may cost any set of the folds it is chosen on. */
+const MAX_LOSS = 0.5
+const GRID = []
+for (const crowdConfidence of [0.35, 0.4, 0.45, 0.5])
+  for (const crowdWeight of [0.25, 0.5, 0.75, 1])
+    for (let g = 0; g <= 80; g++) GRID.push({ crowdConfidence, crowdWeight, crowdGap: g / 200 })
+
+/** The grid's rule with the largest infeasible share and no set losing more than MAX_LOSS. */
+function choose(of) {
+  let best
+  for (const rule of GRID) {
+    const m = measure(rule, of)
+    const worst = Math.max(...m.loss)
+    if (worst > MAX_LOSS) continue
+    if (!best || m.empty > best.empty || (m.empty === best.empty && worst < best.worst)) best = { rule, empty: m.empty, worst }
+  }
+  return best
+}
+
+if (cv) {
+  const fold = (r) => createHash('md5').update(`${r.set}\u0000${r.query}`).digest().readUInt32LE(0) % 5
+  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length
+  console.log(`\nfive-fold cross-validation on ${split}, no set losing more than ${MAX_LOSS} points where chosen`)
+  console.log('| fold | rule chosen on the other four (gap / weight / confidence) | infeasible answered with nothing | largest loss (points) |')
+  console.log('|---:|---|---:|---:|')
+  const outs = []
+  for (let k = 0; k < 5; k++) {
+    const chosen = choose(rows.filter((r) => fold(r) !== k))
+    const m = measure(chosen.rule, rows.filter((r) => fold(r) === k))
+    outs.push({ empty: m.empty, worst: Math.max(...m.loss) })
+    const { crowdGap, crowdWeight, crowdConfidence } = chosen.rule
+    console.log(`| ${k} | ${crowdGap} / ${crowdWeight} / ${crowdConfidence} | ${(100 * m.empty).toFixed(0)}% | ${Math.max(...m.loss).toFixed(2)} |`)
+  }
+  console.log(`| mean | | ${(100 * mean(outs.map((o) => o.empty))).toFixed(0)}% | ${mean(outs.map((o) => o.worst)).toFixed(2)} |`)
+  const all = choose(rows)
+  console.log(`chosen on the whole split: ${JSON.stringify(all.rule)}: ${(100 * all.empty).toFixed(0)}%, largest loss ${all.worst.toFixed(2)}`)
+}
