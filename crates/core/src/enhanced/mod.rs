@@ -559,6 +559,15 @@ mod tests {
                 assert_eq!(with, without, "{q}");
             }
         }
+        // However wide its cuts, the rule never abstains on a named tool.
+        let wide = Params {
+            crowd_gap: 10.0,
+            crowd_confidence: 5.0,
+            ..crowd_on()
+        };
+        let greedy = EnhancedIndex::build(crowd_catalog(), wide, 512).unwrap();
+        assert!(greedy.search("count the widgets please", 5, 0.0).is_empty());
+        assert!(!greedy.search("widget_tool_7", 5, 0.0).is_empty());
     }
 
     #[test]

@@ -45,8 +45,8 @@ pub struct Params {
     /// How much of the crowd's score the best score is measured against (see
     /// [`Params::crowd_gap`]).
     pub crowd_weight: f64,
-    /// The crowd rule applies only below this best score (name matches score 1 and more, so a
-    /// cut at or below 1 never abstains on a named tool).
+    /// The crowd rule applies only below this best score (taken as 1 when larger: name matches
+    /// score 1 and more, and the rule never abstains on a named tool).
     pub crowd_confidence: f64,
 }
 

@@ -234,7 +234,7 @@ impl EnhancedIndex {
         }
         let top = best_k(hits.iter().copied(), CROWD_RANK);
         let (best, crowd) = (top[0].score, top[CROWD_RANK - 1].score);
-        best < p.crowd_confidence && best - p.crowd_weight * crowd < p.crowd_gap
+        best < p.crowd_confidence.min(1.0) && best - p.crowd_weight * crowd < p.crowd_gap
     }
 
     /// The query's IDF mass: what a tool matching every query word would cover. Words of the
