@@ -1,5 +1,5 @@
 //! Index build + search, compat and enhanced, with upsert / remove sequences: no panic,
-//! results sorted and in range, duplicate batches rejected without a change, and the
+//! results sorted and in range, a shorter enhanced list a prefix of a longer, duplicate batches rejected without a change, and the
 //! incrementally maintained index equal (bit for bit) to a fresh build of the same list.
 //! (Enhanced incremental = rebuild and the duplicate-free server filter were bugs this
 //! target and the property suites found; see RELIABILITY.md, "Findings".)
@@ -10,7 +10,7 @@ mod common;
 use arbitrary::Arbitrary;
 use common::{check_sorted, dedup, FName, FQuery, FTool};
 use libfuzzer_sys::fuzz_target;
-use tool_index_core::enhanced::{EnhancedIndex, Params};
+use tool_index_core::enhanced::{EnhancedIndex, Params, CROWD_RANK};
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::Hit;
 use tool_index_core::keyword::keyword_search;
@@ -25,6 +25,9 @@ struct FParams {
     abstain: u8,
     /// Clause, synonym and quote weights, abstain confidence (0 turns each off).
     extra: [u8; 4],
+    /// The crowd rule's gap (0 turns it off), weight and confidence cut (up to 2: above the
+    /// name tiers' 1).
+    crowd: [u8; 3],
 }
 
 impl FParams {
@@ -41,6 +44,9 @@ impl FParams {
             synonym_weight: self.extra[1] as f64 / 255.0,
             quote_weight: self.extra[2] as f64 / 255.0,
             abstain_confidence: self.extra[3] as f64 / 255.0,
+            crowd_gap: self.crowd[0] as f64 / 255.0,
+            crowd_weight: self.crowd[1] as f64 / 128.0,
+            crowd_confidence: self.crowd[2] as f64 / 128.0,
             ..Params::default()
         }
     }
@@ -189,6 +195,18 @@ fuzz_target!(|input: Input| {
                     e.search(&q, limit, min),
                     "enhanced search not deterministic"
                 );
+                // A shorter list is a prefix of a longer one, and whether a request abstains
+                // does not depend on the limit (the crowd rule reads the final best CROWD_RANK
+                // whatever the limit).
+                if limit > 0 {
+                    let longer = e.search(&q, CROWD_RANK.max(limit) + 1, min);
+                    assert_eq!(
+                        he.len(),
+                        limit.min(longer.len()),
+                        "abstaining depends on the limit"
+                    );
+                    assert_eq!(he[..], longer[..he.len()], "a shorter list is not a prefix");
+                }
                 queries.push(q);
             }
             Op::Keyword(q, max) => {
