@@ -9,9 +9,10 @@ const tools = [
   { name: 'mcp__files__list_directory', description: 'List the entries of a directory', isMcp: true },
 ]
 const VARS = ['TOOL_INDEX_SCORING', 'SEARCH_EXTRA_TOOLS_SCORING']
+const ABSTAIN_VARS = ['TOOL_INDEX_ABSTAIN', 'SEARCH_EXTRA_TOOLS_ABSTAIN']
 
 afterEach(() => {
-  for (const v of VARS) delete process.env[v]
+  for (const v of [...VARS, ...ABSTAIN_VARS]) delete process.env[v]
   clearToolIndexCache()
 })
 
@@ -74,6 +75,30 @@ describe('the crowd rule (opt-in)', () => {
       else expect(on.search(q, 5)).toEqual(off.search(q, 5))
     })
   }
+  // [variable, value, answered with nothing]
+  const ENV_CASES: [string, string, boolean][] = [
+    ['TOOL_INDEX_ABSTAIN', 'crowd', true],
+    ['TOOL_INDEX_ABSTAIN', ' CROWD ', true],
+    ['SEARCH_EXTRA_TOOLS_ABSTAIN', 'crowd', true],
+    ['TOOL_INDEX_ABSTAIN', 'on', false],
+    ['TOOL_INDEX_ABSTAIN', '', false],
+  ]
+  for (const [name, value, empty] of ENV_CASES) {
+    test(`${name}=${JSON.stringify(value)}: ${empty ? 'the rule' : 'no rule'}`, async () => {
+      process.env[name] = value
+      const idx = await buildToolIndex(crowd, { scoring: 'enhanced' })
+      expect(searchTools('count the widgets please', idx, 3).length === 0).toBe(empty)
+      // A name is never abstained on; explicit tuning wins over the variable.
+      expect(searchTools('widget_tool_7', idx, 3)[0]?.name).toBe('widget_tool_7')
+      const own = await buildToolIndex(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } })
+      expect(searchTools('count the widgets please', own, 3).length).toBeGreaterThan(0)
+    })
+  }
+  test('a tuning object that throws while the variable is set is a coded error', async () => {
+    process.env.TOOL_INDEX_ABSTAIN = 'crowd'
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no keys') } })
+    await expect(buildToolIndex(crowd, { scoring: 'enhanced', tuning: hostile })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
+  })
   test('the values are the documented ones, read-only, off by default', () => {
     expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.26, crowdWeight: 0.5, crowdConfidence: 0.4 })
     expect(Object.isFrozen(CROWD_ABSTAIN)).toBe(true)

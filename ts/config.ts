@@ -39,6 +39,7 @@ export const ENV = Object.freeze({
   includeForce: ['TOOL_SEARCH_INCLUDE_FORCE', 'SEARCH_EXTRA_TOOLS_INCLUDE_FORCE'],
   enable: ['ENABLE_TOOL_SEARCH', 'ENABLE_SEARCH_EXTRA_TOOLS'],
   scoring: ['TOOL_INDEX_SCORING', 'SEARCH_EXTRA_TOOLS_SCORING'],
+  abstain: ['TOOL_INDEX_ABSTAIN', 'SEARCH_EXTRA_TOOLS_ABSTAIN'],
 } as const)
 
 /** The first of `names` that is set to a non-blank value. */
@@ -162,9 +163,7 @@ export function mergeWeights(): { keyword: number; tfidf: number } {
 
 let envTuning: Tuning | undefined | null = null
 
-/** `TOOL_INDEX_TUNING` (JSON, read once), for experiments; explicit options win. */
-export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
-  if (explicit) return explicit
+function tuningFromEnv(): Tuning | undefined {
   if (envTuning === null) {
     const raw = typeof process !== 'undefined' ? process.env.TOOL_INDEX_TUNING : undefined
     try {
@@ -174,6 +173,22 @@ export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
     }
   }
   return envTuning
+}
+
+/**
+ * The tuning of an enhanced index: the explicit one, else `TOOL_INDEX_TUNING` (JSON, read once, for
+ * experiments). With `TOOL_INDEX_ABSTAIN=crowd` (or ccb's `SEARCH_EXTRA_TOOLS_ABSTAIN`), the crowd
+ * rule's values (`CROWD_ABSTAIN`) come first and the fields given explicitly win; any other value
+ * leaves the rule as the tuning says. Read when an index is built.
+ */
+export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
+  const tuning = explicit ?? tuningFromEnv()
+  if (envRaw(ENV.abstain)?.trim().toLowerCase() !== 'crowd') return tuning
+  try {
+    return { ...CROWD_ABSTAIN, ...tuning }
+  } catch (err) {
+    throw new ToolIndexError('E_INVALID_ARG', `reading options.tuning threw: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+  }
 }
 
 /**
