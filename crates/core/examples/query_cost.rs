@@ -17,13 +17,16 @@
 //! The last argument picks what runs: `both` (the default) times every query of every set
 //! through both engines (top 5, threshold 0) and prints µs per query and the ratio;
 //! `compat` or `enhanced` runs each query once through that engine only (divide the
-//! instruction count by the number of queries it prints); `dump` prints each query's
-//! enhanced top 5 (names and scores to 1e-9), so two builds can be checked for identical
-//! rankings. Nothing is asserted.
+//! instruction count by the number of queries it prints); `compat-shown` runs compat at the
+//! reference's display threshold (what the drop-in and ToolSearch run); `dump` prints each
+//! query's enhanced top 5 (names and scores to 1e-9) and `dump-compat` compat's at thresholds
+//! 0.1 and 0 (to 1e-12), so two builds can be checked for identical rankings. Nothing is
+//! asserted.
 
 use std::time::Instant;
 
 use tool_index_core::enhanced::{EnhancedIndex, Params};
+use tool_index_core::index::DEFAULT_MIN_SCORE;
 use tool_index_core::{IndexOptions, ToolDoc, ToolIndex};
 
 mod common;
@@ -80,9 +83,9 @@ fn load(args: &[String]) -> (Vec<Set>, &str) {
             (vec![set], rest.first().map_or("both", String::as_str))
         }
         _ => {
-            eprintln!("usage: query_cost sets SETS.json [both|compat|enhanced|dump]");
+            eprintln!("usage: query_cost sets SETS.json [both|compat|compat-shown|enhanced|dump|dump-compat]");
             eprintln!(
-                "       query_cost catalog CATALOG.json QUERIES.json [both|compat|enhanced|dump]"
+                "       query_cost catalog CATALOG.json QUERIES.json [both|compat|compat-shown|enhanced|dump|dump-compat]"
             );
             std::process::exit(2);
         }
@@ -115,6 +118,32 @@ fn main() {
                 }
             }
             println!("{total} queries through {mode} search");
+        }
+        "compat-shown" => {
+            for s in &sets {
+                for q in &s.queries {
+                    std::hint::black_box(s.compat.search(q, 5, DEFAULT_MIN_SCORE));
+                }
+            }
+            println!("{total} queries through compat search at the display threshold");
+        }
+        "dump-compat" => {
+            for s in &sets {
+                for q in &s.queries {
+                    for min in [DEFAULT_MIN_SCORE, 0.0] {
+                        let top: Vec<String> = s
+                            .compat
+                            .search(q, 5, min)
+                            .iter()
+                            .map(|h| {
+                                let name = s.compat.doc(h.slot).map_or("?", |d| d.name.as_str());
+                                format!("{name}:{:.12}", h.score)
+                            })
+                            .collect();
+                        println!("{}\t{min}\t{q}\t{}", s.id, top.join(" "));
+                    }
+                }
+            }
         }
         "dump" => {
             for s in &sets {
@@ -161,7 +190,9 @@ fn main() {
             );
         }
         other => {
-            eprintln!("unknown mode {other:?}: both, compat, enhanced or dump");
+            eprintln!(
+                "unknown mode {other:?}: both, compat, compat-shown, enhanced, dump or dump-compat"
+            );
             std::process::exit(2);
         }
     }

@@ -100,7 +100,7 @@ pub fn rank_order(a: &Hit, b: &Hit) -> Ordering {
 
 /// Up to this many, the best hits are kept in a small sorted buffer, where one comparison
 /// turns most hits away; above it, quickselect.
-const SMALL_K: usize = 32;
+pub const SMALL_K: usize = 32;
 
 /// Keep the `k` best hits, in [`rank_order`].
 pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
@@ -122,21 +122,71 @@ pub fn top_k(hits: &mut Vec<Hit>, k: usize) {
 /// The `k` best of a stream of hits (one per slot), in [`rank_order`], kept in a small
 /// sorted buffer: for small `k` over a stream that need not be collected first.
 pub fn best_k(hits: impl IntoIterator<Item = Hit>, k: usize) -> Vec<Hit> {
-    if k == 0 {
-        return Vec::new();
+    let mut top = TopK::new(k);
+    hits.into_iter().for_each(|h| top.push(h));
+    top.into_vec()
+}
+
+/// Where a scoring pass puts its hits: all of them ([`Vec`]) or only the best ([`TopK`]).
+pub trait HitSink {
+    /// About this many hits may follow.
+    fn expect(&mut self, _n: usize) {}
+    fn push(&mut self, h: Hit);
+}
+
+impl HitSink for Vec<Hit> {
+    fn expect(&mut self, n: usize) {
+        self.reserve(n);
     }
-    let mut best: Vec<Hit> = Vec::with_capacity(k + 1);
-    for h in hits {
+    #[inline]
+    fn push(&mut self, h: Hit) {
+        Vec::push(self, h);
+    }
+}
+
+impl HitSink for TopK {
+    #[inline]
+    fn push(&mut self, h: Hit) {
+        TopK::push(self, h);
+    }
+}
+
+/// The push side of [`best_k`]: the `k` best hits seen so far (one per slot), in
+/// [`rank_order`].
+pub struct TopK {
+    k: usize,
+    best: Vec<Hit>,
+}
+
+impl TopK {
+    pub fn new(k: usize) -> Self {
+        TopK {
+            k,
+            best: Vec::with_capacity(k + 1),
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, h: Hit) {
+        let k = self.k;
+        if k == 0 {
+            return;
+        }
+        let best = &mut self.best;
         // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
         if best.len() == k && (h.score < best[k - 1].score || rank_order(&h, &best[k - 1]).is_ge())
         {
-            continue;
+            return;
         }
         let at = best.partition_point(|x| rank_order(x, &h).is_lt());
         best.insert(at, h);
         best.truncate(k);
     }
-    best
+
+    /// The kept hits, best first.
+    pub fn into_vec(self) -> Vec<Hit> {
+        self.best
+    }
 }
 
 #[cfg(test)]

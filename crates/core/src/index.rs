@@ -15,6 +15,7 @@ use std::cell::{OnceCell, RefCell};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::collector::{HitSink, TopK, SMALL_K};
 use crate::error::IndexError;
 use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
@@ -368,30 +369,21 @@ impl ToolIndex {
     /// query's terms. With `min_score <= 0` tools that share nothing also qualify, with score
     /// 0, in index order, as in the reference.
     pub fn search(&self, query: &str, limit: usize, min_score: f64) -> Vec<Hit> {
+        if self.store.live == 0 || query.trim().is_empty() {
+            return Vec::new();
+        }
+        let pq = self.prepare(query);
         if min_score > 0.0 {
-            if self.store.live == 0 || query.trim().is_empty() {
-                return Vec::new();
-            }
             // Only the tools that reach the threshold become hits.
-            let mut hits = self.score_min(&self.prepare(query), Some(min_score));
-            top_k(&mut hits, limit);
-            return hits;
+            return self.best_hits(&pq, Some(min_score), limit);
         }
-        let mut hits = self.score_all(query);
-        if query.trim().is_empty() {
-            hits.retain(|h| h.score >= min_score);
-            top_k(&mut hits, limit);
-            return hits;
-        }
-        let lower = js_lower(query);
         let mut any_token = false;
-        tokenize_and_stem_into(&lower, |_| any_token = true);
+        tokenize_and_stem_into(&pq.lower, |_| any_token = true);
         if !any_token {
             return Vec::new();
         }
         // Every tool qualifies: the positive scores first, then the zeros in index order.
-        hits.retain(|h| h.score > 0.0);
-        top_k(&mut hits, limit);
+        let mut hits = self.best_hits(&pq, None, limit);
         if hits.len() < limit {
             let have: FxHashSet<u32> = hits.iter().map(|h| h.slot).collect();
             let room = limit - hits.len();
@@ -403,6 +395,26 @@ impl ToolIndex {
                     .map(|slot| Hit { slot, score: 0.0 }),
             );
         }
+        hits
+    }
+
+    /// The best `limit` hits of a prepared query, best first: those scoring at least `min`, or
+    /// without `min` those scoring above 0. A small `limit` keeps only its best while scoring,
+    /// without collecting the others first.
+    fn best_hits(&self, pq: &PreparedQuery, min: Option<f64>, limit: usize) -> Vec<Hit> {
+        if limit <= SMALL_K {
+            let mut top = TopK::new(limit);
+            match min {
+                Some(_) => self.each_hit(pq, min, &mut top),
+                None => self.each_hit(pq, None, &mut Positive(&mut top)),
+            }
+            return top.into_vec();
+        }
+        let mut hits = self.score_min(pq, min);
+        if min.is_none() {
+            hits.retain(|h| h.score > 0.0);
+        }
+        top_k(&mut hits, limit);
         hits
     }
 
@@ -459,17 +471,25 @@ impl ToolIndex {
     /// The scored tools of a prepared query; with `min`, only those scoring at least `min`
     /// (the others never become hits, so the top-k sees only what can qualify).
     fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        self.each_hit(pq, min, &mut hits);
+        hits
+    }
+
+    /// Each scored tool of a prepared query once, in no particular order (with `min`, only
+    /// those scoring at least `min`): the postings of the query's terms into the scratch
+    /// cells, then each touched tool's cosine, then the name-boosted tools.
+    fn each_hit(&self, pq: &PreparedQuery, min: Option<f64>, sink: &mut impl HitSink) {
         if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
-            return Vec::new();
+            return;
         }
-        let lower = &pq.lower;
-        let qnorm = pq.qnorm;
-        let has_cjk = pq.has_cjk;
+        let (qnorm, has_cjk) = (pq.qnorm, pq.has_cjk);
+        let boosted = self.boosted(&pq.lower);
+        let qualifies = |score: f64| !min.is_some_and(|m| score < m);
 
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
-        let epoch = s.epoch();
         for t in &pq.terms {
             let (w, count, cjk) = (t.weight, t.count, t.cjk);
             let Some(id) = t.id else { continue };
@@ -489,56 +509,68 @@ impl ToolIndex {
                 }
             }
         }
-        let (touched, cells) = s.parts();
-        let mut hits = Vec::with_capacity(touched.len());
-        for &slot in touched {
-            let i = slot as usize;
-            let norm = self.norms[i];
-            let c = &mut cells[i];
-            let denom = qnorm * norm;
+        let score_of = |c: &Cell, slot: u32| {
+            let denom = qnorm * self.norms[slot as usize];
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
-            let mut score = if denom == 0.0 {
+            let score = if denom == 0.0 {
                 0.0
             } else {
                 (c.acc / denom).min(1.0)
             };
             if has_cjk && score > 0.0 && u32::from(c.cjk) < CJK_MIN_BIGRAM_MATCHES && !c.other {
-                score = 0.0;
-            }
-            // From here on `acc` holds the tool's position in `hits` (for the name boost), or
-            // `-1 - score` for a tool below the threshold.
-            if min.is_some_and(|m| score < m) {
-                c.acc = -1.0 - score;
+                0.0
             } else {
-                c.acc = hits.len() as f64;
-                hits.push(Hit { slot, score });
+                score
+            }
+        };
+        let (touched, cells) = s.parts();
+        sink.expect(touched.len() + boosted.len());
+        for &slot in touched {
+            if !boosted.is_empty() && boosted.binary_search(&slot).is_ok() {
+                continue;
+            }
+            let score = score_of(&cells[slot as usize], slot);
+            if qualifies(score) {
+                sink.push(Hit { slot, score });
             }
         }
-        // Name boost.
+        // Name boost: a named tool scores at least NAME_BOOST.
+        for &slot in &boosted {
+            let base = s.get(slot).map_or(0.0, |c| score_of(c, slot));
+            let score = base.max(NAME_BOOST);
+            if qualifies(score) {
+                sink.push(Hit { slot, score });
+            }
+        }
+    }
+
+    /// The slots whose normalized name occurs in a lowercased query (`-` and `_` read as
+    /// spaces), sorted, each once.
+    fn boosted(&self, lower: &str) -> Vec<u32> {
         let haystack: String = lower
             .chars()
             .map(|c| if c == '-' || c == '_' { ' ' } else { c })
             .collect();
         let mut boosted = Vec::new();
         self.boosted_slots(&haystack, &mut boosted);
-        for slot in boosted {
-            let c = s.raw(slot);
-            if c.epoch == epoch && c.acc >= 0.0 {
-                let h = &mut hits[c.acc as usize];
-                h.score = h.score.max(NAME_BOOST);
-            } else {
-                let below = if c.epoch == epoch { -1.0 - c.acc } else { 0.0 };
-                let score = below.max(NAME_BOOST);
-                c.epoch = epoch;
-                if min.is_some_and(|m| score < m) {
-                    c.acc = -1.0 - score;
-                } else {
-                    c.acc = hits.len() as f64;
-                    hits.push(Hit { slot, score });
-                }
-            }
+        boosted.sort_unstable();
+        boosted.dedup();
+        boosted
+    }
+}
+
+/// A sink that passes on only the hits scoring above 0.
+struct Positive<'a, S: HitSink>(&'a mut S);
+
+impl<S: HitSink> HitSink for Positive<'_, S> {
+    fn expect(&mut self, n: usize) {
+        self.0.expect(n);
+    }
+    #[inline]
+    fn push(&mut self, h: Hit) {
+        if h.score > 0.0 {
+            self.0.push(h);
         }
-        hits
     }
 }
 
