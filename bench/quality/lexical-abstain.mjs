@@ -10,15 +10,15 @@
 // then applied to those scores here, and the native rule is checked to answer the same requests
 // with nothing. `--sweep` prints the grid's curve; `--cv` is how the rule was chosen: five folds
 // of the dev split (by a hash of set and request); on four, the rule of the grid that answers the
-// most infeasible requests with nothing while no set loses more than MAX_LOSS points; scored on
+// most infeasible requests with nothing while no set loses more than MAX_LOSS (`rule-choice.mjs`) points; scored on
 // the fifth. Both on dev only: the rule is chosen there, and the holdout only checks it.
 // Needs the built package (`npm run build`).
-import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf } from './systems.mjs'
+import { crossValidate } from './rule-choice.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
 const sweep = process.argv.includes('--sweep')
@@ -100,40 +100,11 @@ if (sweep) {
   }
 }
 
-/** The largest recall@5 loss, in points, a rule may cost any set of the folds it is chosen on. */
-const MAX_LOSS = 0.5
 const GRID = []
 for (const crowdConfidence of [0.35, 0.4, 0.45, 0.5])
   for (const crowdWeight of [0.25, 0.5, 0.75, 1])
     for (let g = 0; g <= 80; g++) GRID.push({ crowdConfidence, crowdWeight, crowdGap: g / 200 })
 
-/** The grid's rule with the largest infeasible share and no set losing more than MAX_LOSS. */
-function choose(of) {
-  let best
-  for (const rule of GRID) {
-    const m = measure(rule, of)
-    const worst = Math.max(...m.loss)
-    if (worst > MAX_LOSS) continue
-    if (!best || m.empty > best.empty || (m.empty === best.empty && worst < best.worst)) best = { rule, empty: m.empty, worst }
-  }
-  return best
-}
-
 if (cv) {
-  const fold = (r) => createHash('md5').update(`${r.set}\u0000${r.query}`).digest().readUInt32LE(0) % 5
-  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length
-  console.log(`\nfive-fold cross-validation on ${split}, no set losing more than ${MAX_LOSS} points where chosen`)
-  console.log('| fold | rule chosen on the other four (gap / weight / confidence) | infeasible answered with nothing | largest loss (points) |')
-  console.log('|---:|---|---:|---:|')
-  const outs = []
-  for (let k = 0; k < 5; k++) {
-    const chosen = choose(rows.filter((r) => fold(r) !== k))
-    const m = measure(chosen.rule, rows.filter((r) => fold(r) === k))
-    outs.push({ empty: m.empty, worst: Math.max(...m.loss) })
-    const { crowdGap, crowdWeight, crowdConfidence } = chosen.rule
-    console.log(`| ${k} | ${crowdGap} / ${crowdWeight} / ${crowdConfidence} | ${(100 * m.empty).toFixed(0)}% | ${Math.max(...m.loss).toFixed(2)} |`)
-  }
-  console.log(`| mean | | ${(100 * mean(outs.map((o) => o.empty))).toFixed(0)}% | ${mean(outs.map((o) => o.worst)).toFixed(2)} |`)
-  const all = choose(rows)
-  console.log(`chosen on the whole split: ${JSON.stringify(all.rule)}: ${(100 * all.empty).toFixed(0)}%, largest loss ${all.worst.toFixed(2)}`)
+  crossValidate({ rows, grid: GRID, measure, title: `crowd rule, ${split}`, columns: 'gap / weight / confidence', label: (r) => `${r.crowdGap} / ${r.crowdWeight} / ${r.crowdConfidence}` })
 }

@@ -8,15 +8,15 @@
 // `--sweep` also prints, for a few lexical cuts and crowd weights, the curve over the cosine
 // gap. `--cv` is how the rule was chosen: five folds of the dev split (by a hash of set and
 // request); on four, the rule of the grid that answers the most infeasible requests with nothing
-// while no set loses more than MAX_LOSS points; scored on the fifth. Both on dev only: the rule
+// while no set loses more than MAX_LOSS (`rule-choice.mjs`) points; scored on the fifth. Both on dev only: the rule
 // is chosen there, and the holdout only checks it. Needs the local encoder
 // (`npm run build:encoder`, `bash scripts/fetch-model.sh`) and the built package.
-import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf, vectorStoreOf } from './systems.mjs'
+import { crossValidate } from './rule-choice.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
 const sweep = process.argv.includes('--sweep')
@@ -89,43 +89,14 @@ if (sweep) {
   }
 }
 
-/** The largest recall@5 loss, in points, a rule may cost any set of the folds it is chosen on. */
-const MAX_LOSS = 0.5
 const GRID = []
 for (const lexical of [0.4, 0.45, 0.5, 0.55, 0.6])
   for (const crowd of [1, 0.875, 0.75, 0.625, 0.5])
     for (let g = 10; g <= 60; g++) GRID.push({ lexical, crowd, gap: g / 200 })
 
-/** The grid's rule with the largest infeasible share and no set losing more than MAX_LOSS. */
-function choose(of, grid = GRID) {
-  let best
-  for (const rule of grid) {
-    const m = measure(rule, of)
-    const worst = Math.max(...m.loss)
-    if (worst > MAX_LOSS) continue
-    if (!best || m.empty > best.empty || (m.empty === best.empty && worst < best.worst)) best = { rule, empty: m.empty, worst }
-  }
-  return best
-}
-
 if (cv) {
-  const fold = (r) => createHash('md5').update(`${r.set}\u0000${r.query}`).digest().readUInt32LE(0) % 5
-  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length
   const grids = { 'gap only (crowd 1)': GRID.filter((r) => r.crowd === 1), 'gap and crowd weight': GRID }
   for (const [name, grid] of Object.entries(grids)) {
-    console.log(`\n${name}: five-fold cross-validation on ${split}, no set losing more than ${MAX_LOSS} points where chosen`)
-    console.log('| fold | rule chosen on the other four (lexical / gap / crowd) | infeasible answered with nothing | largest loss (points) |')
-    console.log('|---:|---|---:|---:|')
-    const outs = []
-    for (let k = 0; k < 5; k++) {
-      const chosen = choose(rows.filter((r) => fold(r) !== k), grid)
-      const m = measure(chosen.rule, rows.filter((r) => fold(r) === k))
-      outs.push({ empty: m.empty, worst: Math.max(...m.loss) })
-      const { lexical, crowd, gap } = chosen.rule
-      console.log(`| ${k} | ${lexical} / ${gap} / ${crowd} | ${(100 * m.empty).toFixed(0)}% | ${Math.max(...m.loss).toFixed(2)} |`)
-    }
-    console.log(`| mean | | ${(100 * mean(outs.map((o) => o.empty))).toFixed(0)}% | ${mean(outs.map((o) => o.worst)).toFixed(2)} |`)
-    const all = choose(rows, grid)
-    console.log(`chosen on the whole split: ${JSON.stringify(all.rule)}: ${(100 * all.empty).toFixed(0)}%, largest loss ${all.worst.toFixed(2)}`)
+    crossValidate({ rows, grid, measure, title: `${name}, ${split}`, columns: 'lexical / gap / crowd', label: (r) => `${r.lexical} / ${r.gap} / ${r.crowd}` })
   }
 }
