@@ -358,11 +358,6 @@ impl ToolIndex {
         }
     }
 
-    /// Slots whose normalized name occurs in `haystack`, in no particular order.
-    fn boosted_slots(&self, haystack: &str, out: &mut Vec<u32>) {
-        self.names.matches(haystack, out);
-    }
-
     /// Compat `searchTools(query, index, limit)` with a display threshold.
     ///
     /// Every tool that shares a term with the query is scored, through the postings of the
@@ -547,16 +542,21 @@ impl ToolIndex {
     /// The slots whose normalized name occurs in a lowercased query (`-` and `_` read as
     /// spaces), sorted, each once.
     fn boosted(&self, lower: &str) -> Vec<u32> {
-        let haystack: String = lower
-            .chars()
-            .map(|c| if c == '-' || c == '_' { ' ' } else { c })
-            .collect();
         let mut boosted = Vec::new();
-        self.boosted_slots(&haystack, &mut boosted);
+        self.names.matches(&name_haystack(lower), &mut boosted);
         boosted.sort_unstable();
         boosted.dedup();
         boosted
     }
+}
+
+/// What the name boost looks for tool names in: the lowercased query with `-` and `_` read
+/// as spaces.
+fn name_haystack(lower: &str) -> String {
+    lower
+        .chars()
+        .map(|c| if c == '-' || c == '_' { ' ' } else { c })
+        .collect()
 }
 
 /// A sink that passes on only the hits scoring above 0.
@@ -820,12 +820,8 @@ impl ToolIndex {
             .into_iter()
             .find(|h| h.slot == slot);
         let score = hit.map(|h| h.score).unwrap_or(0.0);
-        let haystack: String = pq
-            .lower
-            .chars()
-            .map(|c| if c == '-' || c == '_' { ' ' } else { c })
-            .collect();
-        let name_boosted = !pq.terms.is_empty() && haystack.contains(doc.parsed.full.as_str());
+        let name_boosted =
+            !pq.terms.is_empty() && name_haystack(&pq.lower).contains(doc.parsed.full.as_str());
         Some(CompatExplain {
             name: doc.name.clone(),
             cosine,

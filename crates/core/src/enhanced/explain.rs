@@ -64,7 +64,7 @@ impl EnhancedIndex {
         }
         let hits = self.score(&q, &mut Kept::default());
         // The crowd rule reads the final ranking: a search that abstains has no result.
-        let crowd = self.params.crowd_gap > 0.0
+        let crowd = self.params.crowd_rule_on()
             && !hits.is_empty()
             && self.search(query, CROWD_RANK, f64::NEG_INFINITY).is_empty();
         let hit = hits.iter().find(|h| h.slot == slot).filter(|_| !crowd);

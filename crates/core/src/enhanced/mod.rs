@@ -286,7 +286,7 @@ impl EnhancedIndex {
                 hits
             } else {
                 // The crowd rule reads the first CROWD_RANK, so they get their final scores.
-                let upto = if self.params.crowd_gap > 0.0 {
+                let upto = if self.params.crowd_rule_on() {
                     limit.max(CROWD_RANK)
                 } else {
                     limit

@@ -50,6 +50,13 @@ pub struct Params {
     pub crowd_confidence: f64,
 }
 
+impl Params {
+    /// Whether the crowd rule ([`Params::crowd_gap`]) is on.
+    pub fn crowd_rule_on(&self) -> bool {
+        self.crowd_gap > 0.0
+    }
+}
+
 /// Which tool is the crowd in the crowd rule ([`Params::crowd_gap`]): the 30th best.
 pub const CROWD_RANK: usize = 30;
 

@@ -228,8 +228,7 @@ impl EnhancedIndex {
     /// answered with nothing because no tool stands out of the crowd of weak matches.
     pub(super) fn crowd_abstains(&self, q: &ParsedQuery, hits: &[Hit]) -> bool {
         let p = &self.params;
-        let off = p.crowd_gap.is_nan() || p.crowd_gap <= 0.0;
-        if off || !q.servers.is_empty() || hits.len() < CROWD_RANK {
+        if !p.crowd_rule_on() || !q.servers.is_empty() || hits.len() < CROWD_RANK {
             return false;
         }
         let top = best_k(hits.iter().copied(), CROWD_RANK);
