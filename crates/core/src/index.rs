@@ -180,30 +180,89 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     }
 }
 
-/// Per-slot accumulator of one query, 16 bytes so a posting touches one cache line.
+/// What the CJK guard counts of a tool in one query: its matched CJK bigrams, whether a
+/// non-CJK term matched, and whether any term did.
 #[derive(Clone, Copy, Default)]
-struct Cell {
-    acc: f64,
-    epoch: u32,
+struct Mark {
     cjk: u16,
     other: bool,
+    seen: bool,
 }
 
-impl crate::collector::Cell for Cell {
-    fn epoch(&self) -> u32 {
-        self.epoch
+/// One query's scratch: dense per-slot sums, the slots touched in first-touch order, and (in
+/// a query with CJK terms) the guard's marks. Only the touched slots are reset, when the next
+/// query begins.
+#[derive(Default)]
+struct Scratch {
+    acc: Vec<f64>,
+    marks: Vec<Mark>,
+    /// `order[..touched]` are the touched slots; `order` holds one entry more than there are
+    /// slots, so a first touch is recorded without a capacity check or a branch.
+    order: Vec<u32>,
+    touched: usize,
+    /// Whether the last query wrote marks.
+    marked: bool,
+}
+
+impl Scratch {
+    /// Reset what the last query touched and size for `slots` slots (marks only when `cjk`).
+    fn begin(&mut self, slots: usize, cjk: bool) {
+        for &slot in &self.order[..self.touched] {
+            self.acc[slot as usize] = 0.0;
+        }
+        if self.marked {
+            for &slot in &self.order[..self.touched] {
+                self.marks[slot as usize] = Mark::default();
+            }
+        }
+        self.touched = 0;
+        self.marked = cjk;
+        if self.acc.len() < slots {
+            self.acc.resize(slots, 0.0);
+        }
+        // One more than the slots: a posting writes its slot one past the last first touch.
+        if self.order.len() <= slots {
+            self.order.resize(slots + 1, 0);
+        }
+        if cjk && self.marks.len() < slots {
+            self.marks.resize(slots, Mark::default());
+        }
     }
-    fn fresh(epoch: u32) -> Self {
-        Cell {
-            acc: 0.0,
-            epoch,
-            cjk: 0,
-            other: false,
+
+    /// The touched slots, in first-touch order.
+    fn touched(&self) -> &[u32] {
+        &self.order[..self.touched]
+    }
+
+    /// Add a term's postings without CJK marks. Every contribution is positive (a term of
+    /// weight 0 is skipped), so a zero sum means "not touched yet".
+    #[inline]
+    fn add_plain(&mut self, postings: &[(u32, f64)], w: f64, idf: f64) {
+        for &(slot, tf) in postings {
+            let a = &mut self.acc[slot as usize];
+            self.order[self.touched] = slot;
+            self.touched += usize::from(*a == 0.0);
+            *a += w * (tf * idf);
+        }
+    }
+
+    /// Add a term's postings and mark them for the CJK guard (a term of weight 0 still marks).
+    fn add_marked(&mut self, postings: &[(u32, f64)], w: f64, idf: f64, cjk: Option<u16>) {
+        for &(slot, tf) in postings {
+            let m = &mut self.marks[slot as usize];
+            if !m.seen {
+                m.seen = true;
+                self.order[self.touched] = slot;
+                self.touched += 1;
+            }
+            match cjk {
+                Some(count) => m.cjk = m.cjk.saturating_add(count),
+                None => m.other = true,
+            }
+            self.acc[slot as usize] += w * (tf * idf);
         }
     }
 }
-
-type Scratch = crate::collector::Accumulator<Cell>;
 
 /// The tool index.
 pub struct ToolIndex {
@@ -484,54 +543,58 @@ impl ToolIndex {
 
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        s.begin(self.store.docs.len());
+        s.begin(self.store.docs.len(), has_cjk);
         for t in &pq.terms {
-            let (w, count, cjk) = (t.weight, t.count, t.cjk);
             let Some(id) = t.id else { continue };
             // A term in every tool (IDF 0) adds nothing; it only matters to the CJK guard.
-            if w == 0.0 && !has_cjk {
+            if t.weight == 0.0 && !has_cjk {
                 continue;
             }
-            let idf = self.idf[id as usize];
-            let count = count.min(u16::MAX as u32) as u16;
-            for &(slot, tf) in &self.store.postings[id as usize] {
-                let c = s.cell(slot);
-                c.acc += w * (tf * idf);
-                if cjk {
-                    c.cjk = c.cjk.saturating_add(count);
-                } else {
-                    c.other = true;
-                }
+            let (w, idf) = (t.weight, self.idf[id as usize]);
+            let postings = &self.store.postings[id as usize];
+            if has_cjk {
+                let count = t.count.min(u16::MAX as u32) as u16;
+                s.add_marked(postings, w, idf, t.cjk.then_some(count));
+            } else {
+                s.add_plain(postings, w, idf);
             }
         }
-        let score_of = |c: &Cell, slot: u32| {
+        let score_of = |s: &Scratch, slot: u32| {
             let denom = qnorm * self.norms[slot as usize];
             // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
             let score = if denom == 0.0 {
                 0.0
             } else {
-                (c.acc / denom).min(1.0)
+                (s.acc[slot as usize] / denom).min(1.0)
             };
-            if has_cjk && score > 0.0 && u32::from(c.cjk) < CJK_MIN_BIGRAM_MATCHES && !c.other {
+            let guarded = has_cjk && {
+                let m = s.marks[slot as usize];
+                u32::from(m.cjk) < CJK_MIN_BIGRAM_MATCHES && !m.other
+            };
+            if guarded && score > 0.0 {
                 0.0
             } else {
                 score
             }
         };
-        let (touched, cells) = s.parts();
-        sink.expect(touched.len() + boosted.len());
-        for &slot in touched {
+        sink.expect(s.touched + boosted.len());
+        for &slot in s.touched() {
             if !boosted.is_empty() && boosted.binary_search(&slot).is_ok() {
                 continue;
             }
-            let score = score_of(&cells[slot as usize], slot);
+            let score = score_of(s, slot);
             if qualifies(score) {
                 sink.push(Hit { slot, score });
             }
         }
         // Name boost: a named tool scores at least NAME_BOOST.
         for &slot in &boosted {
-            let base = s.get(slot).map_or(0.0, |c| score_of(c, slot));
+            let touched = if has_cjk {
+                s.marks[slot as usize].seen
+            } else {
+                s.acc[slot as usize] != 0.0
+            };
+            let base = if touched { score_of(s, slot) } else { 0.0 };
             let score = base.max(NAME_BOOST);
             if qualifies(score) {
                 sink.push(Hit { slot, score });
@@ -663,6 +726,35 @@ mod tests {
         assert_eq!(hits[0].score, NAME_BOOST);
         let hits = idx.search("github_create-issue please", 5, DEFAULT_MIN_SCORE);
         assert_eq!(names(&idx, &hits)[0], "mcp__github__create_issue");
+    }
+
+    #[test]
+    fn a_query_may_touch_every_tool() {
+        // Each term is in two of three tools (IDF > 0), so "xray yak zebu" touches all three
+        // before its last postings are read.
+        let tools = vec![
+            ToolDoc::new("AlphaTool", "xray yak"),
+            ToolDoc::new("BetaTool", "yak zebu"),
+            ToolDoc::new("GammaTool", "xray zebu"),
+        ];
+        let idx = ToolIndex::build(tools, IndexOptions::default()).unwrap();
+        for _ in 0..2 {
+            let hits = idx.search("xray yak zebu", 5, 0.0);
+            assert_eq!(hits.len(), 3);
+            assert_eq!(idx.score_all("xray yak zebu").len(), 3);
+        }
+    }
+
+    #[test]
+    fn a_query_starts_from_clean_scratch() {
+        // Alternate CJK and plain queries: neither may see the sums or marks of the last.
+        let idx = ToolIndex::build(sample(), IndexOptions::default()).unwrap();
+        let cjk = idx.search("解析pdf文件", 5, DEFAULT_MIN_SCORE);
+        let plain = idx.search("schedule cron job", 5, DEFAULT_MIN_SCORE);
+        for _ in 0..3 {
+            assert_eq!(idx.search("解析pdf文件", 5, DEFAULT_MIN_SCORE), cjk);
+            assert_eq!(idx.search("schedule cron job", 5, DEFAULT_MIN_SCORE), plain);
+        }
     }
 
     #[test]
