@@ -132,6 +132,11 @@ pub trait HitSink {
     /// About this many hits may follow.
     fn expect(&mut self, _n: usize) {}
     fn push(&mut self, h: Hit);
+    /// A hit scoring below this would not be kept (one scoring exactly this still may be), so
+    /// a scorer may skip what it can show falls below it.
+    fn floor(&self) -> f64 {
+        f64::NEG_INFINITY
+    }
 }
 
 impl HitSink for Vec<Hit> {
@@ -148,6 +153,14 @@ impl HitSink for TopK {
     #[inline]
     fn push(&mut self, h: Hit) {
         TopK::push(self, h);
+    }
+    #[inline]
+    fn floor(&self) -> f64 {
+        match self.k {
+            0 => f64::INFINITY,
+            k if self.best.len() == k => self.best[k - 1].score,
+            _ => f64::NEG_INFINITY,
+        }
     }
 }
 
@@ -216,6 +229,23 @@ mod tests {
         a.begin(4);
         assert!(a.get(2).is_none());
         assert_eq!(a.cell(2).0, 0.0);
+    }
+
+    #[test]
+    fn floor_is_the_kth_score_once_full() {
+        let hit = |slot, score| Hit { slot, score };
+        assert_eq!(TopK::new(0).floor(), f64::INFINITY);
+        assert_eq!(Vec::<Hit>::new().floor(), f64::NEG_INFINITY);
+        let mut top = TopK::new(2);
+        top.push(hit(5, 0.5));
+        assert_eq!(top.floor(), f64::NEG_INFINITY);
+        top.push(hit(6, 0.9));
+        assert_eq!(top.floor(), 0.5);
+        top.push(hit(7, 0.7));
+        assert_eq!(top.floor(), 0.7);
+        // A tie at the floor from a lower slot is still kept.
+        top.push(hit(4, 0.7));
+        assert_eq!(top.into_vec(), vec![hit(6, 0.9), hit(4, 0.7)]);
     }
 
     #[test]

@@ -578,13 +578,24 @@ impl ToolIndex {
             }
         };
         sink.expect(s.touched + boosted.len());
+        // A tool whose sum is below `cut × ‖d‖` scores below both `min` and what the sink
+        // keeps, so its division is skipped. The cut sits 1e-12 (relative) under the bar, far
+        // more than the few roundings of the score, so no tool that could be kept (a tie at
+        // the bar included) is skipped.
+        let cut_of =
+            |floor: f64| min.unwrap_or(f64::NEG_INFINITY).max(floor) * qnorm * (1.0 - 1e-12);
+        let mut cut = cut_of(sink.floor());
         for &slot in s.touched() {
             if !boosted.is_empty() && boosted.binary_search(&slot).is_ok() {
+                continue;
+            }
+            if s.acc[slot as usize] < cut * self.norms[slot as usize] {
                 continue;
             }
             let score = score_of(s, slot);
             if qualifies(score) {
                 sink.push(Hit { slot, score });
+                cut = cut_of(sink.floor());
             }
         }
         // Name boost: a named tool scores at least NAME_BOOST.
@@ -634,6 +645,9 @@ impl<S: HitSink> HitSink for Positive<'_, S> {
         if h.score > 0.0 {
             self.0.push(h);
         }
+    }
+    fn floor(&self) -> f64 {
+        self.0.floor()
     }
 }
 
@@ -742,6 +756,44 @@ mod tests {
             let hits = idx.search("xray yak zebu", 5, 0.0);
             assert_eq!(hits.len(), 3);
             assert_eq!(idx.score_all("xray yak zebu").len(), 3);
+        }
+    }
+
+    #[test]
+    fn ties_at_the_bar_go_to_the_lower_slot() {
+        // Six tools alike but for a one-word name of the same length, the odd ones matching
+        // the second query word where the even ones match the first: exactly equal scores,
+        // and lower slots reached after higher ones (the second word's postings come later).
+        // Each small limit keeps the lowest slots, as the unlimited list does.
+        let mut tools: Vec<ToolDoc> = (0..6)
+            .map(|i| {
+                let text = if i % 2 == 0 {
+                    "render widget"
+                } else {
+                    "draw chart"
+                };
+                ToolDoc::new(format!("q{i}"), text)
+            })
+            .collect();
+        for (i, other) in ["Other", "Else", "Third", "Fourth"].into_iter().enumerate() {
+            tools.insert(2 * i + 1, ToolDoc::new(other, "unrelated words entirely"));
+        }
+        let idx = ToolIndex::build(tools, IndexOptions::default()).unwrap();
+        for min in [0.0, DEFAULT_MIN_SCORE] {
+            let all = idx.search("widget chart", usize::MAX, min);
+            // At threshold 0 every tool is listed, the unrelated ones last with 0.
+            assert_eq!(all.len(), if min == 0.0 { 10 } else { 6 });
+            assert!(all[..6]
+                .iter()
+                .all(|h| h.score == all[0].score && h.score > 0.0));
+            for k in 1..=6 {
+                assert_eq!(
+                    idx.search("widget chart", k, min),
+                    all[..k],
+                    "k={k} min={min}"
+                );
+            }
+            assert_eq!(names(&idx, &all[..3]), vec!["q0", "q1", "q2"]);
         }
     }
 
