@@ -1,6 +1,7 @@
-//! The collector every scorer uses: a per-slot scratch accumulator stamped with a query
-//! epoch (so nothing is cleared between queries and only touched slots are visited), and the
-//! one top-k: score descending, then slot ascending (index order).
+//! Where scores are gathered and kept: a per-slot scratch accumulator stamped with a query
+//! epoch (so nothing is cleared between queries and only touched slots are visited; enhanced
+//! scoring's, while compat keeps dense sums of its own), the sinks a scoring pass pushes hits
+//! into, and the one top-k: score descending, then slot ascending (index order).
 
 use std::cmp::Ordering;
 
