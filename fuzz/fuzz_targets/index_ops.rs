@@ -181,6 +181,12 @@ fuzz_target!(|input: Input| {
                         h.score
                     );
                 }
+                // The streaming top-k (limits up to 32, with its floor skip) gives a prefix of
+                // what collecting every hit gives (a limit of 64), and a repeat is the same.
+                let mut all = c.search(&q, 64, min);
+                all.truncate(limit);
+                assert_eq!(hc, all, "compat top-k is not a prefix of the full list");
+                assert_eq!(hc, c.search(&q, limit, min), "compat search not deterministic");
                 let he = e.search(&q, limit, min);
                 check_sorted(&he, limit);
                 for h in &he {
