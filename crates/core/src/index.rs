@@ -15,7 +15,9 @@ use std::cell::{OnceCell, RefCell};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::{HitSink, TopK, SMALL_K};
+use crate::collector::SMALL_K;
+use crate::cosine::{Keep, Pass, Scratch};
+pub use crate::cosine::{PreparedTerm, CJK_MIN_BIGRAM_MATCHES, NAME_BOOST};
 use crate::error::IndexError;
 use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
@@ -28,10 +30,6 @@ use crate::tokenize::tokenize_and_stem_into;
 pub const COMPAT_WEIGHTS: [f64; 3] = [3.0, 2.5, 1.0];
 /// The reference's default display threshold (`TOOL_SEARCH_DISPLAY_MIN_SCORE`).
 pub const DEFAULT_MIN_SCORE: f64 = 0.10;
-/// The score a tool gets when the query contains its normalized name.
-pub const NAME_BOOST: f64 = 0.75;
-/// A CJK-only match needs at least this many query bigrams in the tool.
-pub const CJK_MIN_BIGRAM_MATCHES: u32 = 2;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
 
@@ -180,90 +178,6 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     }
 }
 
-/// What the CJK guard counts of a tool in one query: its matched CJK bigrams, whether a
-/// non-CJK term matched, and whether any term did.
-#[derive(Clone, Copy, Default)]
-struct Mark {
-    cjk: u16,
-    other: bool,
-    seen: bool,
-}
-
-/// One query's scratch: dense per-slot sums, the slots touched in first-touch order, and (in
-/// a query with CJK terms) the guard's marks. Only the touched slots are reset, when the next
-/// query begins.
-#[derive(Default)]
-struct Scratch {
-    acc: Vec<f64>,
-    marks: Vec<Mark>,
-    /// `order[..touched]` are the touched slots; `order` holds one entry more than there are
-    /// slots, so a first touch is recorded without a capacity check or a branch.
-    order: Vec<u32>,
-    touched: usize,
-    /// Whether the last query wrote marks.
-    marked: bool,
-}
-
-impl Scratch {
-    /// Reset what the last query touched and size for `slots` slots (marks only when `cjk`).
-    fn begin(&mut self, slots: usize, cjk: bool) {
-        for &slot in &self.order[..self.touched] {
-            self.acc[slot as usize] = 0.0;
-        }
-        if self.marked {
-            for &slot in &self.order[..self.touched] {
-                self.marks[slot as usize] = Mark::default();
-            }
-        }
-        self.touched = 0;
-        self.marked = cjk;
-        if self.acc.len() < slots {
-            self.acc.resize(slots, 0.0);
-        }
-        // One more than the slots: a posting writes its slot one past the last first touch.
-        if self.order.len() <= slots {
-            self.order.resize(slots + 1, 0);
-        }
-        if cjk && self.marks.len() < slots {
-            self.marks.resize(slots, Mark::default());
-        }
-    }
-
-    /// The touched slots, in first-touch order.
-    fn touched(&self) -> &[u32] {
-        &self.order[..self.touched]
-    }
-
-    /// Add a term's postings without CJK marks. Every contribution is positive (a term of
-    /// weight 0 is skipped), so a zero sum means "not touched yet".
-    #[inline]
-    fn add_plain(&mut self, postings: &[(u32, f64)], w: f64, idf: f64) {
-        for &(slot, tf) in postings {
-            let a = &mut self.acc[slot as usize];
-            self.order[self.touched] = slot;
-            self.touched += usize::from(*a == 0.0);
-            *a += w * (tf * idf);
-        }
-    }
-
-    /// Add a term's postings and mark them for the CJK guard (a term of weight 0 still marks).
-    fn add_marked(&mut self, postings: &[(u32, f64)], w: f64, idf: f64, cjk: Option<u16>) {
-        for &(slot, tf) in postings {
-            let m = &mut self.marks[slot as usize];
-            if !m.seen {
-                m.seen = true;
-                self.order[self.touched] = slot;
-                self.touched += 1;
-            }
-            match cjk {
-                Some(count) => m.cjk = m.cjk.saturating_add(count),
-                None => m.other = true,
-            }
-            self.acc[slot as usize] += w * (tf * idf);
-        }
-    }
-}
-
 /// The tool index.
 pub struct ToolIndex {
     opts: IndexOptions,
@@ -273,6 +187,7 @@ pub struct ToolIndex {
     names: NameMatcher,
     /// `‖d‖` by slot (0 for an empty slot).
     norms: Vec<f64>,
+    /// The cosine pass's scratch.
     scratch: RefCell<Scratch>,
     /// Keyword-search postings, built on first use, then updated tool by tool with every
     /// change (dropped, to be rebuilt on use, only when compaction renumbers the slots).
@@ -457,12 +372,14 @@ impl ToolIndex {
     /// without collecting the others first.
     fn best_hits(&self, pq: &PreparedQuery, min: Option<f64>, limit: usize) -> Vec<Hit> {
         if limit <= SMALL_K {
-            let mut top = TopK::new(limit);
-            match min {
-                Some(_) => self.each_hit(pq, min, &mut top),
-                None => self.each_hit(pq, None, &mut Positive(&mut top)),
+            if !self.scores_any(pq) {
+                return Vec::new();
             }
-            return top.into_vec();
+            let boosted = self.boosted(&pq.lower);
+            let keep = min.map_or(Keep::Positive, Keep::AtLeast);
+            return self
+                .pass(pq, &boosted, keep)
+                .best(&mut self.scratch.borrow_mut(), limit);
         }
         let mut hits = self.score_min(pq, min);
         if min.is_none() {
@@ -526,90 +443,33 @@ impl ToolIndex {
     /// (the others never become hits, so the top-k sees only what can qualify).
     fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
         let mut hits = Vec::new();
-        self.each_hit(pq, min, &mut hits);
+        if !self.scores_any(pq) {
+            return hits;
+        }
+        let boosted = self.boosted(&pq.lower);
+        let keep = min.map_or(Keep::All, Keep::AtLeast);
+        self.pass(pq, &boosted, keep)
+            .run(&mut self.scratch.borrow_mut(), &mut hits);
         hits
     }
 
-    /// Each scored tool of a prepared query once, in no particular order (with `min`, only
-    /// those scoring at least `min`): the postings of the query's terms into the scratch
-    /// cells, then each touched tool's cosine, then the name-boosted tools.
-    fn each_hit(&self, pq: &PreparedQuery, min: Option<f64>, sink: &mut impl HitSink) {
-        if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
-            return;
-        }
-        let (qnorm, has_cjk) = (pq.qnorm, pq.has_cjk);
-        let boosted = self.boosted(&pq.lower);
-        let qualifies = |score: f64| !min.is_some_and(|m| score < m);
+    /// Whether a prepared query can score any tool.
+    fn scores_any(&self, pq: &PreparedQuery) -> bool {
+        self.store.live != 0 && !pq.blank && !pq.terms.is_empty()
+    }
 
-        let mut guard = self.scratch.borrow_mut();
-        let s = &mut *guard;
-        s.begin(self.store.docs.len(), has_cjk);
-        for t in &pq.terms {
-            let Some(id) = t.id else { continue };
-            // A term in every tool (IDF 0) adds nothing; it only matters to the CJK guard.
-            if t.weight == 0.0 && !has_cjk {
-                continue;
-            }
-            let (w, idf) = (t.weight, self.idf[id as usize]);
-            let postings = &self.store.postings[id as usize];
-            if has_cjk {
-                let count = t.count.min(u16::MAX as u32) as u16;
-                s.add_marked(postings, w, idf, t.cjk.then_some(count));
-            } else {
-                s.add_plain(postings, w, idf);
-            }
-        }
-        let score_of = |s: &Scratch, slot: u32| {
-            let denom = qnorm * self.norms[slot as usize];
-            // Rounding can put a perfect match a hair above 1; clamp (well within the 1e-9 parity tolerance).
-            let score = if denom == 0.0 {
-                0.0
-            } else {
-                (s.acc[slot as usize] / denom).min(1.0)
-            };
-            let guarded = has_cjk && {
-                let m = s.marks[slot as usize];
-                u32::from(m.cjk) < CJK_MIN_BIGRAM_MATCHES && !m.other
-            };
-            if guarded && score > 0.0 {
-                0.0
-            } else {
-                score
-            }
-        };
-        sink.expect(s.touched + boosted.len());
-        // A tool whose sum is below `cut × ‖d‖` scores below both `min` and what the sink
-        // keeps, so its division is skipped. The cut sits 1e-12 (relative) under the bar, far
-        // more than the few roundings of the score, so no tool that could be kept (a tie at
-        // the bar included) is skipped.
-        let cut_of =
-            |floor: f64| min.unwrap_or(f64::NEG_INFINITY).max(floor) * qnorm * (1.0 - 1e-12);
-        let mut cut = cut_of(sink.floor());
-        for &slot in s.touched() {
-            if !boosted.is_empty() && boosted.binary_search(&slot).is_ok() {
-                continue;
-            }
-            if s.acc[slot as usize] < cut * self.norms[slot as usize] {
-                continue;
-            }
-            let score = score_of(s, slot);
-            if qualifies(score) {
-                sink.push(Hit { slot, score });
-                cut = cut_of(sink.floor());
-            }
-        }
-        // Name boost: a named tool scores at least NAME_BOOST.
-        for &slot in &boosted {
-            let touched = if has_cjk {
-                s.marks[slot as usize].seen
-            } else {
-                s.acc[slot as usize] != 0.0
-            };
-            let base = if touched { score_of(s, slot) } else { 0.0 };
-            let score = base.max(NAME_BOOST);
-            if qualifies(score) {
-                sink.push(Hit { slot, score });
-            }
+    /// The cosine pass of a prepared query over this index.
+    fn pass<'a>(&'a self, pq: &'a PreparedQuery, boosted: &'a [u32], keep: Keep) -> Pass<'a> {
+        Pass {
+            postings: &self.store.postings,
+            idf: &self.idf,
+            norms: &self.norms,
+            terms: &pq.terms,
+            qnorm: pq.qnorm,
+            has_cjk: pq.has_cjk,
+            boosted,
+            slots: self.store.docs.len() as u32,
+            keep,
         }
     }
 
@@ -631,24 +491,6 @@ fn name_haystack(lower: &str) -> String {
         .chars()
         .map(|c| if c == '-' || c == '_' { ' ' } else { c })
         .collect()
-}
-
-/// A sink that passes on only the hits scoring above 0.
-struct Positive<'a, S: HitSink>(&'a mut S);
-
-impl<S: HitSink> HitSink for Positive<'_, S> {
-    fn expect(&mut self, n: usize) {
-        self.0.expect(n);
-    }
-    #[inline]
-    fn push(&mut self, h: Hit) {
-        if h.score > 0.0 {
-            self.0.push(h);
-        }
-    }
-    fn floor(&self) -> f64 {
-        self.0.floor()
-    }
 }
 
 /// What the keyword scorer reads of a tool.
@@ -876,21 +718,6 @@ mod tests {
             vec![2, 1, 3]
         );
     }
-}
-
-/// One analysed query term (see [`ToolIndex::prepare`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PreparedTerm {
-    /// The stemmed term.
-    pub text: String,
-    /// Its vocabulary id (`None` when no tool has it).
-    pub id: Option<u32>,
-    /// Query-side TF × IDF (TF relative to the most frequent query term).
-    pub weight: f64,
-    /// Occurrences in the query.
-    pub count: u32,
-    /// Whether it is a CJK bigram (for the CJK guard).
-    pub cjk: bool,
 }
 
 /// A compat query analysed once, read by both search and explain.

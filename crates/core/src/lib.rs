@@ -15,6 +15,7 @@
 
 pub mod collector;
 pub mod core_tools;
+mod cosine;
 pub mod engine;
 pub mod enhanced;
 pub mod error;
