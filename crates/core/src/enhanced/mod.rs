@@ -40,7 +40,7 @@ use std::cell::RefCell;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::{top_k, Hit};
+use crate::collector::{top_k, Hit, TopK, SMALL_K};
 use crate::error::{ErrorCode, IndexError};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotStore};
@@ -276,7 +276,21 @@ impl EnhancedIndex {
             top_k(&mut hits, limit);
             return hits;
         }
-        let mut hits = if parts.len() < 2 {
+        // The crowd rule reads the first CROWD_RANK, so they get their final scores.
+        let upto = if self.params.crowd_rule_on() {
+            limit.max(CROWD_RANK)
+        } else {
+            limit
+        };
+        let mut hits = if parts.len() < 2 && upto <= SMALL_K {
+            // One clause and a small limit: the best are kept while scoring instead of every
+            // match collected and then selected.
+            let mut top = TopK::new(upto);
+            if self.score_into(q, &mut Kept::default(), &mut top) {
+                return Vec::new();
+            }
+            top.into_vec()
+        } else if parts.len() < 2 {
             self.score(q, &mut Kept::default())
         } else {
             let clause_terms = self.clause_terms(parts);
@@ -285,12 +299,6 @@ impl EnhancedIndex {
             if hits.is_empty() {
                 hits
             } else {
-                // The crowd rule reads the first CROWD_RANK, so they get their final scores.
-                let upto = if self.params.crowd_rule_on() {
-                    limit.max(CROWD_RANK)
-                } else {
-                    limit
-                };
                 self.cover_clauses(hits, &clause_terms, &kept, upto, min_score)
             }
         };

@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::analyze::is_cjk;
 use super::params::{confidence, CROWD_RANK};
 use super::{EnhancedIndex, ParsedQuery, FIELDS};
-use crate::collector::{best_k, Hit};
+use crate::collector::{best_k, Hit, HitSink};
 
 /// A query term, ready for scoring: its id, field weights and `query weight · idf`.
 pub(super) struct TermWeights {
@@ -108,6 +108,21 @@ impl EnhancedIndex {
     /// score `tier + confidence`; empty when the request abstains. The per-posting
     /// contributions of the terms `kept` wants (same id and weight) are kept there.
     pub(super) fn score(&self, q: &ParsedQuery, kept: &mut Kept) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        if self.score_into(q, kept, &mut hits) {
+            hits.clear();
+        }
+        hits
+    }
+
+    /// [`EnhancedIndex::score`] into a sink (a top-k keeps only the best while scoring);
+    /// returns whether the request abstains, in which case the sink's hits are no answer.
+    pub(super) fn score_into(
+        &self,
+        q: &ParsedQuery,
+        kept: &mut Kept,
+        hits: &mut impl HitSink,
+    ) -> bool {
         let p = &self.params;
         let terms: Vec<(u32, f64, bool)> = q
             .terms
@@ -172,7 +187,7 @@ impl EnhancedIndex {
                 .iter()
                 .all(|&t| self.store.posting(t, slot).is_some())
         };
-        let mut hits = Vec::with_capacity(s.touched().len() + tiers.len());
+        hits.expect(s.touched().len() + tiers.len());
         let max_idf = self.idf_unknown();
         // The best-scoring tool's evidence and coverage (what the abstain rules look at).
         let mut best_raw = 0.0f64;
@@ -218,10 +233,10 @@ impl EnhancedIndex {
         if tiers.is_empty() && q.servers.is_empty() {
             let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
             if conf < p.abstain_confidence && best_cov / max_score < p.abstain_coverage {
-                return Vec::new();
+                return true;
             }
         }
-        hits
+        false
     }
 
     /// The crowd rule ([`super::Params::crowd_gap`]) on a request's final hits: whether it is
