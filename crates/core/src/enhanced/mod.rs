@@ -576,6 +576,33 @@ mod tests {
     }
 
     #[test]
+    fn small_limits_give_prefixes_of_the_collected_list() {
+        // One-clause requests with a limit up to SMALL_K keep their best while scoring; a
+        // larger limit collects every match: the first must be a prefix of the second, with
+        // the crowd rule on and off, at a threshold and without.
+        for params in [Params::default(), crowd_on()] {
+            let idx = EnhancedIndex::build(crowd_catalog(), params, 512).unwrap();
+            for q in [
+                "archive a widget",
+                "widget number 7",
+                "send a message",
+                "count the widgets please",
+                "parse a pdf",
+                "server:github create",
+                "+widget list",
+            ] {
+                for min in [0.0, 0.3] {
+                    let all = idx.search(q, SMALL_K + 40, min);
+                    for k in [0, 1, 2, 5, 30, SMALL_K] {
+                        let want = &all[..k.min(all.len())];
+                        assert_eq!(idx.search(q, k, min), want, "{q} k={k} min={min}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn crowd_rule_keeps_results_of_the_requests_it_lets_through() {
         // Multi-step requests included: their clause coverage is worked out to CROWD_RANK
         // results when the rule is on, and the first `limit` must not change.
