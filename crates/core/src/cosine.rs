@@ -3,7 +3,7 @@
 //! a sink. One thread: scoring slot ranges on the rayon pool was measured slower at 10k tools
 //! and no faster at 100k on a two-core machine (see the README's benchmark notes).
 
-use crate::collector::{Hit, HitSink, TopK};
+use crate::collector::{Hit, HitSink};
 
 /// The score a tool gets when the query contains its normalized name.
 pub const NAME_BOOST: f64 = 0.75;
@@ -239,12 +239,5 @@ impl Pass<'_> {
                 sink.push(Hit { slot, score });
             }
         }
-    }
-
-    /// The best `limit` hits, best first, kept while scoring.
-    pub(crate) fn best(&self, s: &mut Scratch, limit: usize) -> Vec<Hit> {
-        let mut top = TopK::new(limit);
-        self.run(s, &mut top);
-        top.into_vec()
     }
 }

@@ -15,7 +15,7 @@ use std::cell::{OnceCell, RefCell};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::collector::SMALL_K;
+use crate::collector::{HitSink, TopK, SMALL_K};
 use crate::cosine::{Keep, Pass, Scratch};
 pub use crate::cosine::{PreparedTerm, CJK_MIN_BIGRAM_MATCHES, NAME_BOOST};
 use crate::error::IndexError;
@@ -372,14 +372,9 @@ impl ToolIndex {
     /// without collecting the others first.
     fn best_hits(&self, pq: &PreparedQuery, min: Option<f64>, limit: usize) -> Vec<Hit> {
         if limit <= SMALL_K {
-            if !self.scores_any(pq) {
-                return Vec::new();
-            }
-            let boosted = self.boosted(&pq.lower);
-            let keep = min.map_or(Keep::Positive, Keep::AtLeast);
-            return self
-                .pass(pq, &boosted, keep)
-                .best(&mut self.scratch.borrow_mut(), limit);
+            let mut top = TopK::new(limit);
+            self.each_hit(pq, min.map_or(Keep::Positive, Keep::AtLeast), &mut top);
+            return top.into_vec();
         }
         let mut hits = self.score_min(pq, min);
         if min.is_none() {
@@ -443,34 +438,29 @@ impl ToolIndex {
     /// (the others never become hits, so the top-k sees only what can qualify).
     fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
         let mut hits = Vec::new();
-        if !self.scores_any(pq) {
-            return hits;
-        }
-        let boosted = self.boosted(&pq.lower);
-        let keep = min.map_or(Keep::All, Keep::AtLeast);
-        self.pass(pq, &boosted, keep)
-            .run(&mut self.scratch.borrow_mut(), &mut hits);
+        self.each_hit(pq, min.map_or(Keep::All, Keep::AtLeast), &mut hits);
         hits
     }
 
-    /// Whether a prepared query can score any tool.
-    fn scores_any(&self, pq: &PreparedQuery) -> bool {
-        self.store.live != 0 && !pq.blank && !pq.terms.is_empty()
-    }
-
-    /// The cosine pass of a prepared query over this index.
-    fn pass<'a>(&'a self, pq: &'a PreparedQuery, boosted: &'a [u32], keep: Keep) -> Pass<'a> {
-        Pass {
+    /// Each hit of a prepared query that `keep` lets through, once, into `sink`: the cosine
+    /// pass over this index's postings, norms and name-boosted tools.
+    fn each_hit(&self, pq: &PreparedQuery, keep: Keep, sink: &mut impl HitSink) {
+        if self.store.live == 0 || pq.blank || pq.terms.is_empty() {
+            return;
+        }
+        let boosted = self.boosted(&pq.lower);
+        let pass = Pass {
             postings: &self.store.postings,
             idf: &self.idf,
             norms: &self.norms,
             terms: &pq.terms,
             qnorm: pq.qnorm,
             has_cjk: pq.has_cjk,
-            boosted,
+            boosted: &boosted,
             slots: self.store.docs.len() as u32,
             keep,
-        }
+        };
+        pass.run(&mut self.scratch.borrow_mut(), sink);
     }
 
     /// The slots whose normalized name occurs in a lowercased query (`-` and `_` read as
