@@ -152,9 +152,7 @@ export const LOW_CONFIDENCE = 0.38
  * `crowdConfidence` or more, and the best stands less than `crowdGap` above `crowdWeight` times
  * the 30th: no tool stands out of a crowd of weak matches. Off by default.
  */
-export const CROWD_ABSTAIN: Readonly<Required<Pick<Tuning, 'crowdGap' | 'crowdWeight' | 'crowdConfidence'>>> = Object.freeze({
-  ...binding.crowdAbstain(),
-})
+export const CROWD_ABSTAIN: Readonly<Required<Pick<Tuning, 'crowdGap' | 'crowdWeight' | 'crowdConfidence'>>> = Object.freeze(binding.crowdAbstain())
 
 /** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
 export function mergeWeights(): { keyword: number; tfidf: number } {

@@ -346,9 +346,8 @@ impl ToolIndex {
             // Only the tools that reach the threshold become hits.
             return self.best_hits(&pq, Some(min_score), limit);
         }
-        let mut any_token = false;
-        tokenize_and_stem_into(&pq.lower, |_| any_token = true);
-        if !any_token {
+        // A query without a token (only stop words) finds nothing, even at threshold 0.
+        if pq.terms.is_empty() {
             return Vec::new();
         }
         // Every tool qualifies: the positive scores first, then the zeros in index order.
@@ -371,15 +370,14 @@ impl ToolIndex {
     /// without `min` those scoring above 0. A small `limit` keeps only its best while scoring,
     /// without collecting the others first.
     fn best_hits(&self, pq: &PreparedQuery, min: Option<f64>, limit: usize) -> Vec<Hit> {
+        let keep = min.map_or(Keep::Positive, Keep::AtLeast);
         if limit <= SMALL_K {
             let mut top = TopK::new(limit);
-            self.each_hit(pq, min.map_or(Keep::Positive, Keep::AtLeast), &mut top);
+            self.each_hit(pq, keep, &mut top);
             return top.into_vec();
         }
-        let mut hits = self.score_min(pq, min);
-        if min.is_none() {
-            hits.retain(|h| h.score > 0.0);
-        }
+        let mut hits = Vec::new();
+        self.each_hit(pq, keep, &mut hits);
         top_k(&mut hits, limit);
         hits
     }
@@ -431,14 +429,8 @@ impl ToolIndex {
 
     /// [`ToolIndex::score_all`] on a prepared query.
     pub fn score_prepared(&self, pq: &PreparedQuery) -> Vec<Hit> {
-        self.score_min(pq, None)
-    }
-
-    /// The scored tools of a prepared query; with `min`, only those scoring at least `min`
-    /// (the others never become hits, so the top-k sees only what can qualify).
-    fn score_min(&self, pq: &PreparedQuery, min: Option<f64>) -> Vec<Hit> {
         let mut hits = Vec::new();
-        self.each_hit(pq, min.map_or(Keep::All, Keep::AtLeast), &mut hits);
+        self.each_hit(pq, Keep::All, &mut hits);
         hits
     }
 
