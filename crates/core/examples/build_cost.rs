@@ -5,7 +5,7 @@
 //! node bench/dump-catalog.mjs /tmp/catalogs 10k,100k
 //! cargo build --profile profiling -p tool-index-core --example build_cost
 //! B=target/profiling/examples/build_cost
-//! $B /tmp/catalogs/catalog-10000.json          # median ms of each build, 7 builds each
+//! $B /tmp/catalogs/catalog-10000.json          # median ms of each build (and drop), 7 each
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null $B /tmp/catalogs/catalog-10000.json enhanced 1
 //! ```
 //!
@@ -22,18 +22,27 @@ mod common;
 
 use common::{read_json, tools_of};
 
-/// Median ms of `reps` runs of `build` over fresh copies of `tools`.
-fn median_ms(tools: &[ToolDoc], reps: usize, mut build: impl FnMut(Vec<ToolDoc>)) -> f64 {
-    let mut ms: Vec<f64> = (0..reps.max(1))
+/// Median ms of `reps` runs of `build` over fresh copies of `tools`, and median ms of
+/// dropping what it built.
+fn median_ms<T>(
+    tools: &[ToolDoc],
+    reps: usize,
+    mut build: impl FnMut(Vec<ToolDoc>) -> T,
+) -> (f64, f64) {
+    let (mut built, mut dropped): (Vec<f64>, Vec<f64>) = (0..reps.max(1))
         .map(|_| {
             let copy = tools.to_vec();
             let t = Instant::now();
-            build(copy);
-            t.elapsed().as_secs_f64() * 1e3
+            let index = std::hint::black_box(build(copy));
+            let b = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            drop(index);
+            (b, t.elapsed().as_secs_f64() * 1e3)
         })
-        .collect();
-    ms.sort_by(f64::total_cmp);
-    ms[ms.len() / 2]
+        .unzip();
+    built.sort_by(f64::total_cmp);
+    dropped.sort_by(f64::total_cmp);
+    (built[built.len() / 2], dropped[dropped.len() / 2])
 }
 
 fn main() {
@@ -47,21 +56,24 @@ fn main() {
     let tools = tools_of(&read_json(catalog));
     let compat = || {
         median_ms(&tools, reps, |t| {
-            std::hint::black_box(ToolIndex::build(t, IndexOptions::default()).expect("unique"));
+            ToolIndex::build(t, IndexOptions::default()).expect("unique")
         })
     };
     let enhanced = || {
         median_ms(&tools, reps, |t| {
-            std::hint::black_box(EnhancedIndex::build(t, Params::default(), 512).expect("unique"));
+            EnhancedIndex::build(t, Params::default(), 512).expect("unique")
         })
     };
     println!("{} tools, {reps} builds each", tools.len());
+    let show = |label: &str, (build, drop): (f64, f64)| {
+        println!("{label}: {build:.1} ms (drop {drop:.1} ms)");
+    };
     match mode {
-        "compat" => println!("compat: {:.1} ms", compat()),
-        "enhanced" => println!("enhanced: {:.1} ms", enhanced()),
+        "compat" => show("compat", compat()),
+        "enhanced" => show("enhanced", enhanced()),
         "both" => {
-            println!("compat: {:.1} ms", compat());
-            println!("enhanced: {:.1} ms", enhanced());
+            show("compat", compat());
+            show("enhanced", enhanced());
         }
         other => {
             eprintln!("unknown mode {other:?}: both, compat or enhanced");

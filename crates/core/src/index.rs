@@ -101,7 +101,6 @@ struct Analyzed {
     is_mcp: Option<bool>,
     has_hint: bool,
     parsed: ParsedName,
-    name_lower: String,
     hint_lower: String,
     desc_lower: String,
     /// `(field, byte range of the token in that field's lowercased text, weighted tf)` in
@@ -112,7 +111,7 @@ struct Analyzed {
 impl Analyzed {
     fn token(&self, field: u8, start: u32, len: u32) -> &str {
         let text = match field {
-            0 => &self.name_lower,
+            0 => &self.parsed.full,
             1 => &self.hint_lower,
             _ => &self.desc_lower,
         };
@@ -122,7 +121,9 @@ impl Analyzed {
 
 fn analyze(doc: ToolDoc) -> Analyzed {
     let parsed = parse_tool_name(&doc.name);
-    let name_lower = js_lower_owned(parsed.parts.join(" "));
+    // The name field is the parsed name: its parts, already lowercased, joined by spaces
+    // (an MCP name's runs of underscores may leave two spaces, which no token sees).
+    let name_lower = &parsed.full;
     let has_hint = doc.search_hint.is_some();
     let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
     let desc_lower = js_lower_owned(doc.description);
@@ -134,7 +135,7 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let mut pos: FxHashMap<&str, usize> =
         FxHashMap::with_capacity_and_hasher(guess, Default::default());
     let mut max = [0u32; 3];
-    for (field, text) in [&name_lower, &hint_lower, &desc_lower]
+    for (field, text) in [name_lower, &hint_lower, &desc_lower]
         .into_iter()
         .enumerate()
     {
@@ -171,7 +172,6 @@ fn analyze(doc: ToolDoc) -> Analyzed {
         is_mcp: doc.is_mcp,
         has_hint,
         parsed,
-        name_lower,
         hint_lower,
         desc_lower,
         tf,

@@ -28,15 +28,28 @@ pub fn parse_tool_name(name: &str) -> ParsedName {
     }
 }
 
+/// The reference splits on `__`, then on `_` (so on every `_`), and its `full` replaces each
+/// `__` and then each remaining `_` with a space: a run of `k` underscores becomes `⌈k/2⌉`
+/// spaces. One pass over the lowercased name does both.
 fn parse_mcp(rest: &str) -> ParsedName {
     let lower = js_lower(rest);
-    let parts = lower
-        .split("__")
-        .flat_map(|seg| seg.split('_'))
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let full = lower.replace("__", " ").replace('_', " ");
+    let mut parts = Vec::new();
+    let mut full = String::with_capacity(lower.len());
+    let mut tail = lower.as_str();
+    while let Some(at) = tail.find('_') {
+        let (piece, after) = tail.split_at(at);
+        if !piece.is_empty() {
+            parts.push(piece.to_owned());
+        }
+        full.push_str(piece);
+        let run = after.bytes().take_while(|&b| b == b'_').count();
+        full.extend(std::iter::repeat_n(' ', run.div_ceil(2)));
+        tail = &after[run..];
+    }
+    if !tail.is_empty() {
+        parts.push(tail.to_owned());
+    }
+    full.push_str(tail);
     ParsedName {
         parts,
         full,
@@ -108,6 +121,8 @@ mod tests {
                 true,
             ),
             ("mcp__a___b", &["a", "b"], "a  b", true),
+            ("mcp__a____b_", &["a", "b"], "a  b ", true),
+            ("mcp___x", &["x"], " x", true),
             (
                 "mcp__x__merge-pdfs",
                 &["x", "merge-pdfs"],
@@ -124,7 +139,7 @@ mod tests {
             ("mcp__", &[], "", true),
             ("MCP__upper", &["mcp", "", "upper"][..1], "mcp", false),
         ];
-        for (name, parts, full, is_mcp) in cases.iter().take(11) {
+        for (name, parts, full, is_mcp) in cases.iter().take(13) {
             let p = parse_tool_name(name);
             assert_eq!(p.parts, *parts, "{name}");
             assert_eq!(p.full, *full, "{name}");

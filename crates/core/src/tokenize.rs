@@ -94,13 +94,34 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// Scan already-lowercased text into pieces, calling `emit` for each in order.
+///
+/// ASCII bytes are classified as bytes; only non-ASCII text is decoded (a CJK run starts
+/// there, anything else is skipped).
 pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
     let bytes = lower.as_bytes();
     let mut i = 0;
-    while i < lower.len() {
-        let c = match lower[i..].chars().next() {
-            Some(c) => c,
-            None => break,
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            if is_word_start(b as char) {
+                let start = i;
+                let mut end = i + 1;
+                while end < bytes.len() && is_word_char(bytes[end] as char) {
+                    end += 1;
+                }
+                i = end;
+                // A word starts with a letter or digit, so only its end may need trimming.
+                while matches!(bytes[end - 1], b'-' | b'_') {
+                    end -= 1;
+                }
+                emit(Piece::Word(&lower[start..end]));
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        let Some(c) = lower[i..].chars().next() else {
+            break;
         };
         if is_cjk(c) {
             // Maximal CJK run; every character in the CJK ranges is 3 bytes of UTF-8.
@@ -114,16 +135,6 @@ pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
                 emit(Piece::Cjk(&lower[p..p + 6]));
                 p += 3;
             }
-            i = end;
-        } else if is_word_start(c) {
-            let start = i;
-            let mut end = i;
-            while end < bytes.len() && is_word_char(bytes[end] as char) {
-                end += 1;
-            }
-            emit(Piece::Word(
-                lower[start..end].trim_matches(|c| c == '-' || c == '_'),
-            ));
             i = end;
         } else {
             i += c.len_utf8();
