@@ -36,7 +36,7 @@ pub struct ParsedToolName {
 pub fn parse_tool_name(name: String) -> ParsedToolName {
     let p = core::parse_tool_name(&name);
     ParsedToolName {
-        parts: p.parts,
+        parts: p.parts().map(str::to_owned).collect(),
         full: p.full,
         is_mcp: p.is_mcp,
     }

@@ -167,8 +167,8 @@ mod tests {
                 .map(|(d, parsed)| {
                     let hint = &*d.hint_lower;
                     [
-                        parsed.parts.iter().any(|p| p == t),
-                        parsed.parts.iter().any(|p| p.contains(t)),
+                        parsed.parts().any(|p| p == t),
+                        parsed.parts().any(|p| p.contains(t)),
                         parsed.full.contains(t),
                         !hint.is_empty() && contains_word_bounded(hint, t),
                         contains_word_bounded(&d.desc_lower, t),
@@ -448,8 +448,8 @@ mod tests {
         for s in index.store().slots().step_by(7) {
             let d = index.doc(s).unwrap();
             pool.extend(d.desc_lower.split_whitespace().take(12).map(str::to_owned));
-            pool.extend(d.parsed.parts.iter().cloned());
-            if let Some(p) = d.parsed.parts.last() {
+            pool.extend(d.parsed.parts().map(str::to_owned));
+            if let Some(p) = d.parsed.parts().last() {
                 let cut: String = p.chars().skip(1).take(3).collect();
                 pool.push(cut);
             }

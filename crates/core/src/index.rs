@@ -252,12 +252,7 @@ impl ToolIndex {
         use std::mem::size_of;
         self.store.heap_bytes(|d| {
             d.name.capacity()
-                + d.parsed.full.capacity()
-                + d.parsed
-                    .parts
-                    .iter()
-                    .map(|p| p.capacity() + 24)
-                    .sum::<usize>()
+                + d.parsed.heap_bytes()
                 + d.hint_lower.len()
                 + d.desc_lower.len()
                 + d.terms.capacity() * size_of::<(u32, f64)>()
@@ -479,8 +474,7 @@ fn name_haystack(lower: &str) -> String {
 fn keyword_fields(d: &Doc) -> KeywordFields<'_> {
     KeywordFields {
         name: &d.name,
-        parts: &d.parsed.parts,
-        is_mcp: d.parsed.is_mcp,
+        parsed: &d.parsed,
         hint_lower: &d.hint_lower,
         desc_lower: &d.desc_lower,
     }

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::collector::Hit;
-use crate::name::MCP_PREFIX;
+use crate::name::{ParsedName, MCP_PREFIX};
 use crate::text::{contains_word_bounded, is_js_word, js_lower, js_split_whitespace, js_trim};
 
 /// Points when a name part equals the term: MCP tools.
@@ -203,10 +203,8 @@ pub fn warm_keyword_index<I: KeywordSource + ?Sized>(index: &I) {
 pub struct KeywordFields<'a> {
     /// The tool's name as given.
     pub name: &'a str,
-    /// `parseToolName(name).parts`.
-    pub parts: &'a [String],
-    /// `parseToolName(name).isMcp`.
-    pub is_mcp: bool,
+    /// `parseToolName(name)` (its parts and MCP flag).
+    pub parsed: &'a ParsedName,
     /// The lowercased searchHint (`""` when absent).
     pub hint_lower: &'a str,
     /// The lowercased description.
@@ -394,13 +392,13 @@ struct DocKeys<'a> {
 fn doc_keys<'a>(slot: u32, d: &KeywordFields<'a>) -> DocKeys<'a> {
     let hint = field_keys(d.hint_lower);
     let desc = field_keys(d.desc_lower);
-    let mut parts: Vec<&str> = d.parts.iter().map(String::as_str).collect();
+    let mut parts: Vec<&str> = d.parsed.parts().collect();
     parts.sort_unstable();
     parts.dedup();
     DocKeys {
         slot,
         lower_name: js_lower(d.name),
-        is_mcp: d.is_mcp,
+        is_mcp: d.parsed.is_mcp,
         parts,
         words: merge_fields(&hint.words, &desc.words),
         follows: merge_fields(&hint.follows, &desc.follows),

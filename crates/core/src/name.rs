@@ -1,16 +1,40 @@
 //! `parseToolName` (SPEC §2): split a tool name into searchable parts.
 
-use crate::text::{is_js_whitespace, js_lower};
+use crate::text::{is_js_whitespace, js_lower, js_lower_owned};
 
 /// The parsed form of a tool name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ParsedName {
-    /// Lowercased name pieces, e.g. `["github", "create", "issue"]`.
-    pub parts: Vec<String>,
     /// The normalized name used by the compat name boost, e.g. `"github create issue"`.
     pub full: String,
+    /// Where each part lies in `full` (every part is a slice of it), so the parts cost one
+    /// allocation, not one each.
+    spans: Vec<(u32, u32)>,
     /// Whether the name has the `mcp__` prefix.
     pub is_mcp: bool,
+}
+
+impl ParsedName {
+    /// Lowercased name pieces, e.g. `["github", "create", "issue"]`.
+    pub fn parts(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        self.spans
+            .iter()
+            .map(|&(a, b)| &self.full[a as usize..b as usize])
+    }
+
+    /// Heap bytes held (capacities).
+    pub fn heap_bytes(&self) -> usize {
+        self.full.capacity() + self.spans.capacity() * std::mem::size_of::<(u32, u32)>()
+    }
+
+    /// Append `part` to `full` and record it as a part (when not empty).
+    fn push_part(&mut self, part: &str) {
+        let start = self.full.len() as u32;
+        self.full.push_str(part);
+        if !part.is_empty() {
+            self.spans.push((start, self.full.len() as u32));
+        }
+    }
 }
 
 /// The prefix that marks an MCP tool name.
@@ -33,47 +57,41 @@ pub fn parse_tool_name(name: &str) -> ParsedName {
 /// spaces. One pass over the lowercased name does both.
 fn parse_mcp(rest: &str) -> ParsedName {
     let lower = js_lower(rest);
-    let mut parts = Vec::new();
-    let mut full = String::with_capacity(lower.len());
+    let mut p = ParsedName {
+        full: String::with_capacity(lower.len()),
+        spans: Vec::new(),
+        is_mcp: true,
+    };
     let mut tail = lower.as_str();
     while let Some(at) = tail.find('_') {
         let (piece, after) = tail.split_at(at);
-        if !piece.is_empty() {
-            parts.push(piece.to_owned());
-        }
-        full.push_str(piece);
+        p.push_part(piece);
         let run = after.bytes().take_while(|&b| b == b'_').count();
-        full.extend(std::iter::repeat_n(' ', run.div_ceil(2)));
+        p.full.extend(std::iter::repeat_n(' ', run.div_ceil(2)));
         tail = &after[run..];
     }
-    if !tail.is_empty() {
-        parts.push(tail.to_owned());
-    }
-    full.push_str(tail);
-    ParsedName {
-        parts,
-        full,
-        is_mcp: true,
-    }
+    p.push_part(tail);
+    p
 }
 
+/// The reference's `full` is its parts (split on whitespace) joined by single spaces.
 fn parse_builtin(name: &str) -> ParsedName {
-    let spaced = split_camel_edges(name).replace('_', " ");
-    let lower = js_lower(&spaced);
-    let parts: Vec<String> = lower
-        .split(is_js_whitespace)
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let full = parts.join(" ");
-    ParsedName {
-        parts,
-        full,
+    let lower = js_lower_owned(split_camel_edges(name));
+    let mut p = ParsedName {
+        full: String::with_capacity(lower.len()),
+        spans: Vec::new(),
         is_mcp: false,
+    };
+    for part in lower.split(is_js_whitespace).filter(|p| !p.is_empty()) {
+        if !p.full.is_empty() {
+            p.full.push(' ');
+        }
+        p.push_part(part);
     }
+    p
 }
 
-/// `name.replace(/([a-z])([A-Z])/g, '$1 $2')`.
+/// `name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ')`, in one pass.
 fn split_camel_edges(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     let mut prev_lower = false;
@@ -81,7 +99,7 @@ fn split_camel_edges(name: &str) -> String {
         if prev_lower && c.is_ascii_uppercase() {
             out.push(' ');
         }
-        out.push(c);
+        out.push(if c == '_' { ' ' } else { c });
         prev_lower = c.is_ascii_lowercase();
     }
     out
@@ -141,13 +159,13 @@ mod tests {
         ];
         for (name, parts, full, is_mcp) in cases.iter().take(13) {
             let p = parse_tool_name(name);
-            assert_eq!(p.parts, *parts, "{name}");
+            assert_eq!(p.parts().collect::<Vec<_>>(), *parts, "{name}");
             assert_eq!(p.full, *full, "{name}");
             assert_eq!(p.is_mcp, *is_mcp, "{name}");
         }
         // `MCP__upper` is not an MCP name (the prefix is case-sensitive).
         let p = parse_tool_name("MCP__upper");
         assert!(!p.is_mcp);
-        assert_eq!(p.parts, vec!["mcp", "upper"]);
+        assert_eq!(p.parts().collect::<Vec<_>>(), ["mcp", "upper"]);
     }
 }

@@ -39,7 +39,7 @@ fn parse_tool_name_vectors() {
     for c in cases {
         let name = c["name"].as_str().unwrap();
         let p = parse_tool_name(name);
-        if p.parts != common::strings(&c["parts"])
+        if p.parts().collect::<Vec<_>>() != common::strings(&c["parts"])
             || p.full != c["full"].as_str().unwrap()
             || p.is_mcp != c["isMcp"].as_bool().unwrap()
         {

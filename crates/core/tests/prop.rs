@@ -498,7 +498,7 @@ proptest! {
                 let _ = stem(&w);
             }
             let p = parse_tool_name(input);
-            prop_assert!(p.parts.iter().all(|x| !x.is_empty()));
+            prop_assert!(p.parts().all(|x| !x.is_empty()));
             let _ = parse_query(input);
             let a = Analyzer::default();
             let _ = a.tokens(input);
