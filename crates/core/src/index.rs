@@ -11,6 +11,7 @@
 //! and adding a tool appends it — exactly the order a fresh build of the same list has.
 
 use std::cell::{OnceCell, RefCell};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -32,6 +33,8 @@ pub const COMPAT_WEIGHTS: [f64; 3] = [3.0, 2.5, 1.0];
 pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
+/// Builds of at least twice this many tools link one chunk while the next is analysed.
+const LINK_CHUNK: usize = 1024;
 
 /// A tool as the index takes it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -176,6 +179,12 @@ fn analyze(doc: ToolDoc) -> Analyzed {
         desc_lower,
         tf,
     }
+}
+
+/// Up to `n` more tools from a shared source.
+fn next_chunk(source: &Mutex<std::vec::IntoIter<ToolDoc>>, n: usize) -> Vec<ToolDoc> {
+    let mut tools = source.lock().unwrap_or_else(|e| e.into_inner());
+    tools.by_ref().take(n).collect()
 }
 
 /// The tool index.
@@ -324,6 +333,14 @@ impl ToolIndex {
         );
         if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
             kw.add(slot, &keyword_fields(d));
+        }
+    }
+
+    /// Link analysed tools into new slots, in order.
+    fn link_all(&mut self, analyzed: impl IntoIterator<Item = Analyzed>) {
+        for a in analyzed {
+            let slot = self.store.push_slot();
+            self.link(slot, a);
         }
     }
 
@@ -694,6 +711,65 @@ mod tests {
             vec![2, 1, 3]
         );
     }
+
+    /// A large build links chunks while the pool analyses the next ones: the same slots,
+    /// vocabulary (ids in first-seen order), per-tool terms and results as a build on one
+    /// thread, at sizes around the chunk edges.
+    #[test]
+    fn chunked_build_equals_one_thread() {
+        let words = [
+            "create", "issue", "file", "files", "message", "send", "schedule", "running",
+            "database", "query", "user", "users", "解析", "文件", "pdf", "report",
+        ];
+        let tool = |i: usize| {
+            let w = |k: usize| words[(i * 7 + k * 13 + i / 5) % words.len()];
+            let name = if i.is_multiple_of(3) {
+                format!("mcp__srv{}__{}_{}_{i}", i % 11, w(0), w(1))
+            } else {
+                format!("Tool{i}{}", w(2))
+            };
+            let desc = format!("{} {} the {} of {} {i}", w(3), w(4), w(5), w(6));
+            let doc = ToolDoc::new(&name, &desc);
+            if i.is_multiple_of(4) {
+                doc.with_hint(w(7))
+            } else {
+                doc
+            }
+        };
+        for n in [LINK_CHUNK * 2 - 1, LINK_CHUNK * 2, LINK_CHUNK * 3 + 17] {
+            let tools: Vec<ToolDoc> = (0..n).map(tool).collect();
+            let serial = ToolIndex::build(
+                tools.clone(),
+                IndexOptions {
+                    parallel_threshold: usize::MAX,
+                },
+            )
+            .unwrap();
+            let chunked = ToolIndex::build(tools, IndexOptions::default()).unwrap();
+            assert_eq!(serial.store.term_text, chunked.store.term_text, "{n}");
+            for slot in 0..n as u32 {
+                let (a, b) = (serial.doc(slot).unwrap(), chunked.doc(slot).unwrap());
+                assert_eq!((&a.name, &a.terms), (&b.name, &b.terms), "{n} {slot}");
+            }
+            for q in [
+                "create file",
+                "send the user a message",
+                "解析文件",
+                "report 17",
+            ] {
+                let bits = |hits: Vec<Hit>| {
+                    hits.iter()
+                        .map(|h| (h.slot, h.score.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    bits(serial.search(q, 40, 0.0)),
+                    bits(chunked.search(q, 40, 0.0)),
+                    "{n} {q}"
+                );
+            }
+        }
+    }
 }
 
 /// A compat query analysed once, read by both search and explain.
@@ -846,16 +922,39 @@ impl Scorer for ToolIndex {
     }
 
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
-        let analyzed: Vec<Analyzed> = if tools.len() >= self.opts.parallel_threshold {
-            tools.into_par_iter().map(analyze).collect()
-        } else {
-            tools.into_iter().map(analyze).collect()
-        };
-        self.store.docs.reserve(analyzed.len());
-        for a in analyzed {
-            let slot = self.store.push_slot();
-            self.link(slot, a);
+        self.store.docs.reserve(tools.len());
+        if tools.len() < self.opts.parallel_threshold {
+            return self.link_all(tools.into_iter().map(analyze));
         }
+        if tools.len() < LINK_CHUNK * 2 {
+            let analyzed: Vec<Analyzed> = tools.into_par_iter().map(analyze).collect();
+            return self.link_all(analyzed);
+        }
+        // Large builds: this thread links each chunk (into the shared vocabulary, in order)
+        // while another analyses the next ones on the pool; at most two chunks wait analysed.
+        let source = &Mutex::new(tools.into_iter());
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Analyzed>>(2);
+        std::thread::scope(|scope| {
+            let producer = std::thread::Builder::new().spawn_scoped(scope, move || loop {
+                let chunk = next_chunk(source, LINK_CHUNK);
+                if chunk.is_empty()
+                    || tx
+                        .send(chunk.into_par_iter().map(analyze).collect())
+                        .is_err()
+                {
+                    return;
+                }
+            });
+            if producer.is_err() {
+                // No thread to be had: analyse everything here, then link it.
+                let rest = next_chunk(source, usize::MAX);
+                let analyzed: Vec<Analyzed> = rest.into_par_iter().map(analyze).collect();
+                return self.link_all(analyzed);
+            }
+            for chunk in rx {
+                self.link_all(chunk);
+            }
+        });
     }
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).
