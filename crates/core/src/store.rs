@@ -4,6 +4,8 @@
 //! only its own document analysis and formula on top (`D` is its per-tool record, `P` its
 //! per-posting payload).
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{ErrorCode, IndexError};
@@ -25,8 +27,9 @@ pub struct SlotStore<D, P> {
     pub(crate) docs: Vec<Option<D>>,
     pub(crate) by_name: FxHashMap<String, u32>,
     pub(crate) live: usize,
-    pub(crate) vocab: FxHashMap<Box<str>, u32>,
-    pub(crate) term_text: Vec<Box<str>>,
+    /// Term → id; the key shares its text with `term_text` (one allocation a term).
+    pub(crate) vocab: FxHashMap<Arc<str>, u32>,
+    pub(crate) term_text: Vec<Arc<str>>,
     /// Per term, `(slot, payload)` sorted by slot.
     pub(crate) postings: Vec<Vec<(u32, P)>>,
     pub(crate) generation: u64,
@@ -101,7 +104,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             .iter()
             .map(|p| p.capacity() * size_of::<(u32, P)>() + 24)
             .sum();
-        let vocab: usize = self.term_text.iter().map(|t| 2 * t.len() + 48).sum();
+        let vocab: usize = self.term_text.iter().map(|t| t.len() + 64).sum();
         docs + self.docs.capacity() * size_of::<Option<D>>()
             + postings
             + vocab
@@ -121,9 +124,9 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             return (id, false);
         }
         let id = self.term_text.len() as u32;
-        let boxed: Box<str> = Box::from(term);
-        self.vocab.insert(boxed.clone(), id);
-        self.term_text.push(boxed);
+        let text: Arc<str> = Arc::from(term);
+        self.vocab.insert(Arc::clone(&text), id);
+        self.term_text.push(text);
         self.postings.push(Vec::new());
         (id, true)
     }
