@@ -12,6 +12,22 @@ pub struct Hit {
     pub score: f64,
 }
 
+/// Extra entries a per-slot scratch table may keep beyond twice what a query needs.
+pub const SCRATCH_SLACK: usize = 4096;
+
+/// Size a per-slot scratch table for `need` entries: grown with `fill`, and handed back to
+/// the allocator (cut to `need`) once it holds more than twice that plus [`SCRATCH_SLACK`],
+/// so an index that shrank (removals, compaction) does not keep its largest query's scratch.
+/// Entries below `need` are left as they are.
+pub fn fit<T: Clone>(table: &mut Vec<T>, need: usize, fill: T) {
+    if table.len() < need {
+        table.resize(need, fill);
+    } else if table.len() > need.saturating_mul(2).saturating_add(SCRATCH_SLACK) {
+        table.truncate(need);
+        table.shrink_to_fit();
+    }
+}
+
 /// A per-slot accumulator cell that carries the epoch of the query that last wrote it.
 pub trait Cell: Copy {
     /// The epoch stamp.
@@ -41,15 +57,18 @@ impl<C> Default for Accumulator<C> {
 impl<C: Cell> Accumulator<C> {
     /// Start a query over `slots` slots: a new epoch (cells of older epochs read as empty).
     pub fn begin(&mut self, slots: usize) {
-        if self.cells.len() < slots {
-            self.cells.resize(slots, C::fresh(0));
-        }
+        fit(&mut self.cells, slots, C::fresh(0));
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.cells.iter_mut().for_each(|c| *c = C::fresh(0));
             self.epoch = 1;
         }
         self.touched.clear();
+    }
+
+    /// How many cells it has room for.
+    pub fn held(&self) -> usize {
+        self.cells.capacity()
     }
 
     /// The current query's epoch.
@@ -207,6 +226,32 @@ impl TopK {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn fit_grows_and_gives_back() {
+        // (length before, need, length after)
+        let cases = [
+            (0, 10, 10),
+            (10, 10, 10),
+            (10, 3, 10),
+            (2 * 100 + SCRATCH_SLACK, 100, 2 * 100 + SCRATCH_SLACK),
+            (2 * 100 + SCRATCH_SLACK + 1, 100, 100),
+            (50_000, 0, 0),
+            (50_000, 30_000, 50_000),
+        ];
+        for (before, need, after) in cases {
+            let mut t = vec![7u8; before];
+            fit(&mut t, need, 0);
+            assert_eq!(t.len(), after, "{before} {need}");
+            if after < before {
+                assert!(t.capacity() < before, "{before} {need}: capacity kept");
+            }
+            assert!(
+                t[..before.min(need)].iter().all(|&x| x == 7),
+                "{before} {need}"
+            );
+        }
+    }
 
     #[derive(Clone, Copy)]
     struct C(f64, u32);

@@ -3,7 +3,7 @@
 //! a sink. One thread: scoring slot ranges on the rayon pool was measured slower at 10k tools
 //! and no faster at 100k on a two-core machine (see the README's benchmark notes).
 
-use crate::collector::{Hit, HitSink};
+use crate::collector::{fit, Hit, HitSink, SCRATCH_SLACK};
 
 /// The score a tool gets when the query contains its normalized name.
 pub const NAME_BOOST: f64 = 0.75;
@@ -92,16 +92,23 @@ impl Scratch {
         }
         self.touched = 0;
         self.marked = cjk;
-        if self.acc.len() < slots {
-            self.acc.resize(slots, 0.0);
-        }
+        fit(&mut self.acc, slots, 0.0);
         // One more than the slots: a posting writes its slot one past the last first touch.
-        if self.order.len() <= slots {
-            self.order.resize(slots + 1, 0);
+        fit(&mut self.order, slots + 1, 0);
+        if cjk {
+            fit(&mut self.marks, slots, Mark::default());
+        } else if self.marks.len() > slots.saturating_mul(2) + SCRATCH_SLACK {
+            self.marks = Vec::new();
         }
-        if cjk && self.marks.len() < slots {
-            self.marks.resize(slots, Mark::default());
-        }
+    }
+
+    /// The most entries any of its per-slot tables has room for.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.acc
+            .capacity()
+            .max(self.order.capacity())
+            .max(self.marks.capacity())
     }
 
     /// The touched slots, in first-touch order.

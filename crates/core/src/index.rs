@@ -645,6 +645,27 @@ mod tests {
     }
 
     #[test]
+    fn scratch_follows_the_index_down() {
+        // After most tools go (and the slots are compacted), a query's scratch is cut to the
+        // slots left, and results still equal a fresh build's.
+        let tools: Vec<ToolDoc> = (0..12_000)
+            .map(|i| ToolDoc::new(format!("tool{i}"), format!("create file number {i}")))
+            .collect();
+        let mut idx = ToolIndex::build(tools.clone(), IndexOptions::default()).unwrap();
+        assert!(!idx.search("create file", 5, 0.0).is_empty());
+        assert!(idx.scratch.borrow().held() >= 12_000);
+        let gone: Vec<String> = tools[100..].iter().map(|t| t.name.clone()).collect();
+        idx.remove(&gone);
+        let fresh = ToolIndex::build(tools[..100].to_vec(), IndexOptions::default()).unwrap();
+        for q in ["create file", "number 42", "解析文件"] {
+            assert_eq!(idx.search(q, 5, 0.0), fresh.search(q, 5, 0.0), "{q}");
+        }
+        let held = idx.scratch.borrow().held();
+        let bound = 2 * idx.store.docs.len() + crate::collector::SCRATCH_SLACK + 1;
+        assert!(held <= bound, "{held} > {bound}");
+    }
+
+    #[test]
     fn duplicate_names_are_rejected() {
         let mut tools = sample();
         tools.push(ToolDoc::new("ls", "again"));

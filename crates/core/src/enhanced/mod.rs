@@ -327,6 +327,34 @@ mod tests {
         ToolDoc::new(name, desc)
     }
 
+    #[test]
+    fn scratch_follows_the_index_down() {
+        let tools: Vec<ToolDoc> = (0..12_000)
+            .map(|i| doc(&format!("tool{i}"), &format!("create file number {i}")))
+            .collect();
+        let mut idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
+        assert!(!idx.search("create file", 5, 0.0).is_empty());
+        assert!(idx.scratch.borrow().held() >= 12_000);
+        let gone: Vec<String> = tools[100..].iter().map(|t| t.name.clone()).collect();
+        idx.remove(&gone);
+        let fresh = EnhancedIndex::build(tools[..100].to_vec(), Params::default(), 512).unwrap();
+        for q in ["create file", "number 42"] {
+            let names = |i: &EnhancedIndex, hits: Vec<Hit>| {
+                hits.iter()
+                    .map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                names(&idx, idx.search(q, 5, 0.0)),
+                names(&fresh, fresh.search(q, 5, 0.0)),
+                "{q}"
+            );
+        }
+        let held = idx.scratch.borrow().held();
+        let bound = 2 * idx.store.docs.len() + crate::collector::SCRATCH_SLACK + 1;
+        assert!(held <= bound, "{held} > {bound}");
+    }
+
     /// The test catalog, in index order.
     fn small_catalog() -> Vec<ToolDoc> {
         vec![
