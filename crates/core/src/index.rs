@@ -645,6 +645,35 @@ mod tests {
     }
 
     #[test]
+    fn large_builds_inside_parallel_jobs_finish() {
+        // More large builds at once on the pool than it has threads: a build that waited on
+        // the pool from a pool thread could wait forever. Fails (not hangs) after a minute.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let lens: Vec<usize> = (0..4 * rayon::current_num_threads())
+                .into_par_iter()
+                .map(|k| {
+                    let tools = (0..LINK_CHUNK * 2 + k)
+                        .map(|i| ToolDoc::new(format!("t{k}_{i}"), format!("word{} file", i % 97)))
+                        .collect();
+                    ToolIndex::build(tools, IndexOptions::default())
+                        .unwrap()
+                        .store()
+                        .len()
+                })
+                .collect();
+            let _ = tx.send(lens);
+        });
+        let lens = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("parallel builds did not finish within a minute");
+        assert!(lens
+            .iter()
+            .enumerate()
+            .all(|(k, &n)| n == LINK_CHUNK * 2 + k));
+    }
+
+    #[test]
     fn scratch_follows_the_index_down() {
         // After most tools go (and the slots are compacted), a query's scratch is cut to the
         // slots left, and results still equal a fresh build's.
@@ -948,7 +977,9 @@ impl Scorer for ToolIndex {
         if tools.len() < self.opts.parallel_threshold {
             return self.link_all(tools.into_iter().map(analyze));
         }
-        if tools.len() < LINK_CHUNK * 2 {
+        // On a pool thread (a build inside a parallel job) this thread must not wait on a
+        // channel for work queued behind it on the same pool: analyse all, then link.
+        if tools.len() < LINK_CHUNK * 2 || rayon::current_thread_index().is_some() {
             let analyzed: Vec<Analyzed> = tools.into_par_iter().map(analyze).collect();
             return self.link_all(analyzed);
         }
