@@ -15,6 +15,7 @@ use tool_index_core::enhanced::{lexicon, name_key, server_and_leaf, EnhancedInde
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::{Hit, NAME_BOOST};
 use tool_index_core::keyword::{keyword_search, parse_query, warm_keyword_index};
+use tool_index_core::text::{is_js_whitespace, js_lower};
 use tool_index_core::{
     parse_tool_name, stem, tokenize, tokenize_and_stem, IndexOptions, ToolDoc, ToolIndex,
 };
@@ -509,6 +510,56 @@ proptest! {
             let _ = server_and_leaf(input, Some(input));
             let _ = lexicon::expand(input);
         }
+    }
+
+    /// `parseToolName` equals the reference's chain of string operations, spelled out (MCP:
+    /// split on `__`, then on `_`; `full` replaces `__`, then `_`; built-in: split camel
+    /// edges, `_` to space, lowercase, split on whitespace), and the parsed name tokenizes as
+    /// its parts joined by spaces (the name field a build indexes).
+    #[test]
+    fn parse_tool_name_is_the_reference_chain(
+        name in prop_oneof![
+            "[a-zA-Z_ Σσİ解析\t-]{0,16}",
+            "[a-zA-Z_ Σσİ解析\t-]{0,12}".prop_map(|s| format!("mcp__{s}")),
+            "[A-Za-z]{1,6}_{1,5}[A-Za-z]{0,6}_{0,4}".prop_map(|s| format!("mcp__{s}")),
+        ],
+    ) {
+        let (parts, full): (Vec<String>, String) = match name.strip_prefix("mcp__") {
+            Some(rest) => {
+                let lower = js_lower(rest);
+                let parts = lower
+                    .split("__")
+                    .flat_map(|seg| seg.split('_'))
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                (parts, lower.replace("__", " ").replace('_', " "))
+            }
+            None => {
+                let mut spaced = String::new();
+                let mut prev_lower = false;
+                for c in name.chars() {
+                    if prev_lower && c.is_ascii_uppercase() {
+                        spaced.push(' ');
+                    }
+                    spaced.push(c);
+                    prev_lower = c.is_ascii_lowercase();
+                }
+                let lower = js_lower(&spaced.replace('_', " "));
+                let parts: Vec<String> = lower
+                    .split(is_js_whitespace)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                let full = parts.join(" ");
+                (parts, full)
+            }
+        };
+        let p = parse_tool_name(&name);
+        prop_assert_eq!(p.parts().collect::<Vec<_>>(), parts.iter().map(String::as_str).collect::<Vec<_>>());
+        prop_assert_eq!(&p.full, &full);
+        prop_assert_eq!(p.is_mcp, name.starts_with("mcp__"));
+        prop_assert_eq!(tokenize_and_stem(&p.full), tokenize_and_stem(&js_lower(&parts.join(" "))));
     }
 
     /// Building from any strings (names, texts) and searching with any string never panics.
