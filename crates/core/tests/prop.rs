@@ -562,6 +562,48 @@ proptest! {
         prop_assert_eq!(tokenize_and_stem(&p.full), tokenize_and_stem(&js_lower(&parts.join(" "))));
     }
 
+    /// The tokenizer equals the reference's scan spelled out character by character: maximal
+    /// runs of CJK ideographs give their bigrams, a word starts with an ASCII letter or digit
+    /// and runs over letters, digits, `-` and `_`, trimmed of trailing `-` and `_`; stop words
+    /// and empty words go.
+    #[test]
+    fn tokenize_is_the_reference_scan(s in "[a-zA-Z0-9_ ,.Σé解析文件查询😀\t-]{0,24}", t in text(8)) {
+        for input in [s.as_str(), t.as_str()] {
+            let lower = js_lower(input);
+            let chars: Vec<char> = lower.chars().collect();
+            let cjk = |c: char| matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}');
+            let start = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+            let mut want: Vec<String> = Vec::new();
+            let mut i = 0;
+            while i < chars.len() {
+                if cjk(chars[i]) {
+                    let mut j = i;
+                    while j < chars.len() && cjk(chars[j]) {
+                        j += 1;
+                    }
+                    for k in i..j.saturating_sub(1) {
+                        want.push(chars[k..k + 2].iter().collect());
+                    }
+                    i = j;
+                } else if start(chars[i]) {
+                    let mut j = i;
+                    while j < chars.len() && (start(chars[j]) || chars[j] == '-' || chars[j] == '_') {
+                        j += 1;
+                    }
+                    let w: String = chars[i..j].iter().collect();
+                    let w = w.trim_end_matches(['-', '_']).to_owned();
+                    if !w.is_empty() && !tool_index_core::tokenize::is_stop_word(&w) {
+                        want.push(w);
+                    }
+                    i = j;
+                } else {
+                    i += 1;
+                }
+            }
+            prop_assert_eq!(tokenize(input), want, "{:?}", input);
+        }
+    }
+
     /// Building from any strings (names, texts) and searching with any string never panics.
     #[test]
     fn arbitrary_strings_build_and_search(names in prop::collection::vec(any::<String>(), 0..6), texts in prop::collection::vec(any::<String>(), 6), q in any::<String>()) {
