@@ -186,7 +186,11 @@ fuzz_target!(|input: Input| {
                 let mut all = c.search(&q, 64, min);
                 all.truncate(limit);
                 assert_eq!(hc, all, "compat top-k is not a prefix of the full list");
-                assert_eq!(hc, c.search(&q, limit, min), "compat search not deterministic");
+                assert_eq!(
+                    hc,
+                    c.search(&q, limit, min),
+                    "compat search not deterministic"
+                );
                 let he = e.search(&q, limit, min);
                 check_sorted(&he, limit);
                 for h in &he {

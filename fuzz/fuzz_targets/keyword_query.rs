@@ -68,8 +68,8 @@ fn literal(docs: &[ToolDoc], query: &str, max: usize) -> Vec<(String, f64)> {
         let desc = js_lower(&t.description);
         let hint = t.search_hint.as_deref().map(js_lower).unwrap_or_default();
         let ok = required.iter().all(|term| {
-            parsed.parts.iter().any(|p| p == term)
-                || parsed.parts.iter().any(|p| p.contains(term))
+            parsed.parts().any(|p| p == *term)
+                || parsed.parts().any(|p| p.contains(*term))
                 || contains_word_bounded(&desc, term)
                 || (!hint.is_empty() && contains_word_bounded(&hint, term))
         });
@@ -78,9 +78,9 @@ fn literal(docs: &[ToolDoc], query: &str, max: usize) -> Vec<(String, f64)> {
         }
         let mut score = 0u32;
         for term in &scoring {
-            if parsed.parts.iter().any(|p| p == term) {
+            if parsed.parts().any(|p| p == *term) {
                 score += if parsed.is_mcp { 12 } else { 10 };
-            } else if parsed.parts.iter().any(|p| p.contains(term)) {
+            } else if parsed.parts().any(|p| p.contains(*term)) {
                 score += if parsed.is_mcp { 6 } else { 5 };
             }
             if score == 0 && parsed.full.contains(term) {

@@ -43,16 +43,16 @@ fuzz_target!(|data: &[u8]| {
     let s = String::from_utf8_lossy(data);
     let p = parse_tool_name(&s);
     assert_eq!(p.is_mcp, s.starts_with("mcp__"));
-    assert!(p.parts.iter().all(|x| !x.is_empty()));
+    let parts: Vec<&str> = p.parts().collect();
+    assert!(parts.iter().all(|x| !x.is_empty()));
     if p.is_mcp {
         let lower = js_lower(&s["mcp__".len()..]);
         let want: Vec<&str> = lower.split('_').filter(|x| !x.is_empty()).collect();
-        assert_eq!(p.parts, want);
+        assert_eq!(parts, want);
         assert!(!p.full.contains('_'));
     } else {
-        assert_eq!(p.full, p.parts.join(" "));
-        assert!(p
-            .parts
+        assert_eq!(p.full, parts.join(" "));
+        assert!(parts
             .iter()
             .all(|x| !x.contains('_') && !x.contains(is_js_whitespace)));
     }
