@@ -3,7 +3,7 @@
 //! a sink. One thread: scoring slot ranges on the rayon pool was measured slower at 10k tools
 //! and no faster at 100k on a two-core machine (see the README's benchmark notes).
 
-use crate::collector::{fit, Hit, HitSink, SCRATCH_SLACK};
+use crate::collector::{fit, Hit, HitSink};
 
 /// The score a tool gets when the query contains its normalized name.
 pub const NAME_BOOST: f64 = 0.75;
@@ -95,10 +95,9 @@ impl Scratch {
         fit(&mut self.acc, slots, 0.0);
         // One more than the slots: a posting writes its slot one past the last first touch.
         fit(&mut self.order, slots + 1, 0);
-        if cjk {
+        // Marks grow only for a CJK query; any query cuts back marks the index outgrew.
+        if cjk || self.marks.len() > slots {
             fit(&mut self.marks, slots, Mark::default());
-        } else if self.marks.len() > slots.saturating_mul(2) + SCRATCH_SLACK {
-            self.marks = Vec::new();
         }
     }
 
