@@ -126,19 +126,19 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let parsed = parse_tool_name(&doc.name);
     // The name field is the parsed name: its parts, already lowercased, joined by spaces
     // (an MCP name's runs of underscores may leave two spaces, which no token sees).
-    let name_lower = &parsed.full;
+    let name_text = &parsed.full;
     let has_hint = doc.search_hint.is_some();
     let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
     let desc_lower = js_lower_owned(doc.description);
 
     // Per token: where it was first seen, and its counts in the three fields. Sized for the
     // usual tool up front (a word every ~8 bytes), so the map rarely grows.
-    let guess = ((name_lower.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
+    let guess = ((name_text.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
     let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::with_capacity(guess);
     let mut pos: FxHashMap<&str, usize> =
         FxHashMap::with_capacity_and_hasher(guess, Default::default());
     let mut max = [0u32; 3];
-    for (field, text) in [name_lower, &hint_lower, &desc_lower]
+    for (field, text) in [name_text, &hint_lower, &desc_lower]
         .into_iter()
         .enumerate()
     {
@@ -179,6 +179,11 @@ fn analyze(doc: ToolDoc) -> Analyzed {
         desc_lower,
         tf,
     }
+}
+
+/// Analyse tools on the rayon pool, in order.
+fn analyze_all(tools: Vec<ToolDoc>) -> Vec<Analyzed> {
+    tools.into_par_iter().map(analyze).collect()
 }
 
 /// Up to `n` more tools from a shared source.
@@ -980,8 +985,7 @@ impl Scorer for ToolIndex {
         // On a pool thread (a build inside a parallel job) this thread must not wait on a
         // channel for work queued behind it on the same pool: analyse all, then link.
         if tools.len() < LINK_CHUNK * 2 || rayon::current_thread_index().is_some() {
-            let analyzed: Vec<Analyzed> = tools.into_par_iter().map(analyze).collect();
-            return self.link_all(analyzed);
+            return self.link_all(analyze_all(tools));
         }
         // Large builds: this thread links each chunk (into the shared vocabulary, in order)
         // while another analyses the next ones on the pool; at most two chunks wait analysed.
@@ -990,19 +994,13 @@ impl Scorer for ToolIndex {
         std::thread::scope(|scope| {
             let producer = std::thread::Builder::new().spawn_scoped(scope, move || loop {
                 let chunk = next_chunk(source, LINK_CHUNK);
-                if chunk.is_empty()
-                    || tx
-                        .send(chunk.into_par_iter().map(analyze).collect())
-                        .is_err()
-                {
+                if chunk.is_empty() || tx.send(analyze_all(chunk)).is_err() {
                     return;
                 }
             });
             if producer.is_err() {
                 // No thread to be had: analyse everything here, then link it.
-                let rest = next_chunk(source, usize::MAX);
-                let analyzed: Vec<Analyzed> = rest.into_par_iter().map(analyze).collect();
-                return self.link_all(analyzed);
+                return self.link_all(analyze_all(next_chunk(source, usize::MAX)));
             }
             for chunk in rx {
                 self.link_all(chunk);
