@@ -8,15 +8,16 @@ import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { BUN, NODE } from './helpers/runtimes'
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { splitCommand, readRegularFile, COMMANDS } = require('../dist/cli.js') as typeof import('../ts/cli')
 
-const CLI = path.join(import.meta.dir, '..', 'dist', 'cli.js')
+const CLI = path.join(__dirname, '..', 'dist', 'cli.js')
 const DEADLINE_MS = 15_000
 const hasMkfifo = process.platform !== 'win32' && spawnSync('mkfifo', ['--version']).status === 0
 
 function cli(runtime: 'node' | 'bun', ...args: string[]) {
-  const r = spawnSync(runtime === 'node' ? 'node' : process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: DEADLINE_MS, stdio: ['ignore', 'pipe', 'pipe'] })
+  const r = spawnSync(runtime === 'node' ? NODE : BUN, [CLI, ...args], { encoding: 'utf8', timeout: DEADLINE_MS, stdio: ['ignore', 'pipe', 'pipe'] })
   return { status: r.status, signal: r.signal, timedOut: (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT', stderr: r.stderr }
 }
 

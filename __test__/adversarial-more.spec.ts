@@ -10,7 +10,7 @@ import { expect, test } from 'bun:test'
 import * as path from 'node:path'
 import { probeSuite } from './helpers/probes'
 
-const probes = probeSuite(path.join(import.meta.dir, 'fixtures', 'adversarial', 'probe-more.mjs'), 'more adversarial probes')
+const probes = probeSuite(path.join(__dirname, 'fixtures', 'adversarial', 'probe-more.mjs'), 'more adversarial probes')
 
 test('the probe list covers every class', () => {
   for (const prefix of ['name_', 'list_', 'discovered_', 'perm_', 'zod_', 'json_', 'params_', 'big_', 'code_', 'gateway_', 'cli_']) {

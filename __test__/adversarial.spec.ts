@@ -8,7 +8,7 @@ import { expect, test } from 'bun:test'
 import * as path from 'node:path'
 import { probeSuite } from './helpers/probes'
 
-const probes = probeSuite(path.join(import.meta.dir, 'fixtures', 'adversarial', 'probe.mjs'), 'adversarial probes')
+const probes = probeSuite(path.join(__dirname, 'fixtures', 'adversarial', 'probe.mjs'), 'adversarial probes')
 
 test('the probe list covers every class', () => {
   for (const prefix of ['zod_', 'schema_', 'enabled_', 'perm_', 'updated_input_', 'pollute_', 'getter_', 'proxy_', 'regex_', 'sparse_', 'cyclic_', 'bigint_', 'deep_', 'id_collision', 'draft04_', 'long_unknown_name', 'zod_heap_flat']) {

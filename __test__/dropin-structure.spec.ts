@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
-const root = resolve(import.meta.dir, '..', 'ts')
+const root = resolve(__dirname, '..', 'ts')
 
 function modules(): string[] {
   const out: string[] = []

@@ -256,7 +256,7 @@ if (!ready) {
 }
 
 describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => {
-  const ref = JSON.parse(readFileSync(path.join(import.meta.dir, 'fixtures', 'minilm-reference.json'), 'utf8')) as {
+  const ref = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'minilm-reference.json'), 'utf8')) as {
     vectors: Record<string, number[]>
   }
 

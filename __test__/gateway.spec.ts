@@ -18,7 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 
-const ROOT = path.resolve(import.meta.dir, '..')
+const ROOT = path.resolve(__dirname, '..')
 const CLI = path.join(ROOT, 'dist', 'cli.js')
 const FLAKY = path.join(ROOT, '__test__', 'fixtures', 'gateway', 'flaky-server.mjs')
 const INSPECTOR = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js')

@@ -24,6 +24,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { BUN } from './helpers/runtimes'
 
 const ROOT = path.resolve(__dirname, '..')
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -149,8 +150,6 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
   return r
 }
 
-/** The Bun running this suite (the repo's devDependency): the runtime, not the package under test. */
-const BUN = process.execPath
 
 // ---------------------------------------------------------------------------------------------
 // Consumer programs

@@ -1,17 +1,17 @@
 /**
- * Hostile input straight at the native binding (`index.js`), each case in its own child Bun
- * process so an abort (a failed allocation, a panic across the boundary) fails the case instead
+ * Hostile input straight at the native binding (`index.js`), each case in its own child process
+ * of the runtime running the suite (Bun, or Node under `npm run test:node`) so an abort (a failed allocation, a panic across the boundary) fails the case instead
  * of killing the test runner. Covers: array arguments whose `length` was set by hand to
  * 2**32 - 1 (every native export that takes an array), `dispose()`, external-memory reporting,
  * and a 10 MB query (its time is printed, not asserted).
  */
 import { describe, expect, test } from 'bun:test'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
-const ROOT = join(import.meta.dir, '..')
-const BUN = process.execPath
+const ROOT = join(__dirname, '..')
 
-/** Run `body` in a child Bun with `n` (the binding) in scope; return its last stdout line as JSON. */
+/** Run `body` in a child of this runtime with `n` (the binding) in scope; return its last stdout line as JSON. */
 function child(body: string): { code: number | null; out: unknown; stderr: string } {
   const script = `
     const n = require(${JSON.stringify(join(ROOT, 'index.js'))});
@@ -20,15 +20,15 @@ function child(body: string): { code: number | null; out: unknown; stderr: strin
     const out = (() => { ${body} })();
     process.stdout.write('\\n' + JSON.stringify(out) + '\\n');
   `
-  const r = Bun.spawnSync([BUN, '-e', script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', timeout: 60_000 })
-  const lines = r.stdout.toString().trim().split('\n')
+  const r = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 24 })
+  const lines = r.stdout.trim().split('\n')
   let out: unknown
   try {
     out = JSON.parse(lines[lines.length - 1] ?? 'null')
   } catch {
     out = undefined
   }
-  return { code: r.exitCode, out, stderr: r.stderr.toString() }
+  return { code: r.status, out, stderr: r.stderr }
 }
 
 const TOOLS = `[{ name: 'mcp__github__create_issue', description: 'Create an issue' }, { name: 'Read', description: 'Read a file' }]`

@@ -9,8 +9,9 @@
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { BUN, NODE } from './helpers/runtimes'
 
-const SOAK = join(import.meta.dir, '..', 'bench', 'soak.mjs')
+const SOAK = join(__dirname, '..', 'bench', 'soak.mjs')
 const CYCLES = 2000
 
 type Row = { variant: string; seconds: number; rssStartMB: number; rssEndMB: number; rssMaxMB: number }
@@ -22,7 +23,7 @@ function run(runtime: string, variant: string): Row {
 }
 
 describe('native memory without dispose(), no-yield loop', () => {
-  for (const [name, runtime] of [['node', 'node'], ['bun', process.execPath]] as const) {
+  for (const [name, runtime] of [['node', NODE], ['bun', BUN]] as const) {
     test(`${name}: ${CYCLES} build/drop cycles stay within a few MB`, () => {
       const disposed = run(runtime, 'native+dispose')
       const dropped = run(runtime, 'native')
@@ -45,8 +46,8 @@ describe('search results without yielding', () => {
   // waited for the event loop under Node: 400k searches in a loop that never yields grew RSS
   // by about 144 MB. Copied into engine-owned memory, GC frees it in the loop.
   const script = `
-    const { ToolIndex } = require(${JSON.stringify(join(import.meta.dir, '..', 'dist', 'index.js'))})
-    const { tools } = require(${JSON.stringify(join(import.meta.dir, '..', 'catalog', 'default-catalog.json'))})
+    const { ToolIndex } = require(${JSON.stringify(join(__dirname, '..', 'dist', 'index.js'))})
+    const { tools } = require(${JSON.stringify(join(__dirname, '..', 'catalog', 'default-catalog.json'))})
     const index = ToolIndex.fromEntries(tools.map((t) => ({ name: t.name, description: t.description ?? '' })))
     let hits = 0
     let start = 0
@@ -55,7 +56,7 @@ describe('search results without yielding', () => {
       if (i === 40000) start = process.memoryUsage().rss
     }
     console.log(JSON.stringify({ hits, grewMB: (process.memoryUsage().rss - start) / 1048576 }))`
-  for (const [name, runtime] of [['node', 'node'], ['bun', process.execPath]] as const) {
+  for (const [name, runtime] of [['node', NODE], ['bun', BUN]] as const) {
     test(`${name}: 400k searches stay bounded`, () => {
       const r = spawnSync(runtime, ['-e', script], { encoding: 'utf8' })
       expect(r.status).toBe(0)

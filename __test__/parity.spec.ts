@@ -1,5 +1,6 @@
 /** Compat mode through the package root reproduces every reference vector. */
 import { describe, expect, test } from 'bun:test'
+import { isDeepStrictEqual } from 'node:util'
 import { buildToolIndex, parseToolName, searchTools, tokenize, tokenizeAndStem, ToolIndex } from '../dist/index.js'
 import { diffRanked, loadParity, parityAvailable, type ParityVectors } from './helpers/parity'
 
@@ -8,12 +9,12 @@ const v = (available ? loadParity() : { tokenize: [], parseToolName: [], catalog
 
 describe.skipIf(!available)('parity with the reference (compat)', () => {
   test(`tokenize / tokenizeAndStem: ${v.tokenize.length} vectors`, () => {
-    const bad = v.tokenize.filter((c) => !Bun.deepEquals(tokenize(c.text), c.tokens) || !Bun.deepEquals(tokenizeAndStem(c.text), c.stemmed))
+    const bad = v.tokenize.filter((c) => !isDeepStrictEqual(tokenize(c.text), c.tokens) || !isDeepStrictEqual(tokenizeAndStem(c.text), c.stemmed))
     expect(bad.map((c) => c.text).slice(0, 5)).toEqual([])
   })
 
   test(`parseToolName: ${v.parseToolName.length} vectors`, () => {
-    const bad = v.parseToolName.filter((c) => !Bun.deepEquals(parseToolName(c.name), { parts: c.parts, full: c.full, isMcp: c.isMcp }))
+    const bad = v.parseToolName.filter((c) => !isDeepStrictEqual(parseToolName(c.name), { parts: c.parts, full: c.full, isMcp: c.isMcp }))
     expect(bad.map((c) => c.name).slice(0, 5)).toEqual([])
   })
 

@@ -5,9 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
+import { BUN, NODE } from './runtimes'
 
-const BUN = process.execPath
-const NODE = 'node'
 const DEADLINE_MS = 20_000
 
 /** Register the probes of `file` under both runtimes; returns their names. */
