@@ -178,13 +178,24 @@ impl Analyzer {
 
     /// [`Analyzer::query_tokens`], reusing (and adding to) the per-word results in `memo`.
     pub fn query_tokens_with(&self, text: &str, memo: &mut WordMemo) -> Vec<String> {
+        let mut v = Vec::new();
+        self.query_tokens_into(text, memo, |t| v.push(t.into_owned()));
+        v
+    }
+
+    /// [`Analyzer::query_tokens_with`], each token handed to `emit` (borrowed where the memo
+    /// holds it, so a caller that already has the token copies nothing).
+    pub fn query_tokens_into(
+        &self,
+        text: &str,
+        memo: &mut WordMemo,
+        emit: impl FnMut(Cow<'_, str>),
+    ) {
         let mut kept = String::with_capacity(text.len());
         for w in word_bounds(text) {
             kept.push_str(if is_query_stop_any_case(w) { " " } else { w });
         }
-        let mut v = Vec::new();
-        self.analyze_with(&kept, memo, |t| v.push(t.into_owned()));
-        v
+        self.analyze_with(&kept, memo, emit);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out

@@ -65,22 +65,21 @@ impl EnhancedIndex {
     ) -> ParsedQuery {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
-        // Term → its position in `q.terms` (a map, so many distinct words stay linear).
-        let mut seen: FxHashMap<String, usize> = FxHashMap::default();
+        let mut seen = TermPositions::default();
         let mut add = |q: &mut ParsedQuery,
-                       term: String,
+                       term: Cow<'_, str>,
                        weight: f64,
                        origin: Cow<'static, str>,
                        required: bool| {
-            if let Some(&i) = seen.get(&term) {
+            if let Some(i) = seen.find(&q.terms, &term) {
                 let existing = &mut q.terms[i];
                 existing.required |= required;
                 existing.weight = existing.weight.max(weight);
                 return;
             }
-            seen.insert(term.clone(), q.terms.len());
+            seen.note(&term, q.terms.len());
             q.terms.push(QueryTerm {
-                term,
+                term: term.into_owned(),
                 weight,
                 origin,
                 required,
@@ -125,7 +124,7 @@ impl EnhancedIndex {
             }
             if required {
                 for t in self.analyzer.tokens(body) {
-                    add(&mut q, t, 1.0, Cow::Borrowed("query"), true);
+                    add(&mut q, Cow::Owned(t), 1.0, Cow::Borrowed("query"), true);
                 }
             } else if quoted[ri] {
                 quoted_text.push_str(body);
@@ -140,21 +139,15 @@ impl EnhancedIndex {
         if !free_text.chars().any(char::is_alphanumeric) {
             free_text = std::mem::take(&mut quoted_text);
         }
-        for t in self.analyzer.query_tokens_with(&free_text, &mut memo.words) {
-            add(&mut q, t, 1.0, Cow::Borrowed("query"), false);
-        }
-        for t in self
-            .analyzer
-            .query_tokens_with(&quoted_text, &mut memo.words)
-        {
-            add(
-                &mut q,
-                t,
-                self.params.quote_weight,
-                Cow::Borrowed("query"),
-                false,
-            );
-        }
+        self.analyzer
+            .query_tokens_into(&free_text, &mut memo.words, |t| {
+                add(&mut q, t, 1.0, Cow::Borrowed("query"), false)
+            });
+        let quote_weight = self.params.quote_weight;
+        self.analyzer
+            .query_tokens_into(&quoted_text, &mut memo.words, |t| {
+                add(&mut q, t, quote_weight, Cow::Borrowed("query"), false)
+            });
         if self.params.synonym_weight > 0.0 {
             let words: Vec<String> = q
                 .terms
@@ -167,7 +160,7 @@ impl EnhancedIndex {
                     for s in syn {
                         add(
                             &mut q,
-                            s.clone(),
+                            Cow::Borrowed(s.as_str()),
                             self.params.synonym_weight,
                             Cow::Owned(format!("synonym:{w}")),
                             false,
@@ -184,7 +177,7 @@ impl EnhancedIndex {
                 if !t.is_empty() {
                     add(
                         &mut q,
-                        t,
+                        Cow::Owned(t),
                         self.params.lexicon_weight,
                         Cow::Borrowed("lexicon"),
                         false,
@@ -219,7 +212,7 @@ impl EnhancedIndex {
             for c in fixes {
                 add(
                     &mut q,
-                    c,
+                    Cow::Owned(c),
                     self.params.typo_weight,
                     Cow::Owned(format!("typo:{u}")),
                     false,
@@ -307,6 +300,43 @@ impl EnhancedIndex {
     }
 }
 
+/// Where each term of a query under construction sits in its term list: a scan of the list
+/// while it is short (no copy of each term for a map), a map once it is long (so a request of
+/// thousands of distinct words stays linear).
+#[derive(Default)]
+struct TermPositions {
+    map: Option<FxHashMap<String, usize>>,
+}
+
+impl TermPositions {
+    /// Up to this many terms, duplicates are found by scanning.
+    const SCAN: usize = 32;
+
+    fn find(&mut self, terms: &[QueryTerm], term: &str) -> Option<usize> {
+        if let Some(map) = &self.map {
+            return map.get(term).copied();
+        }
+        if terms.len() <= Self::SCAN {
+            return terms.iter().position(|t| t.term == term);
+        }
+        let map: FxHashMap<String, usize> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.term.clone(), i))
+            .collect();
+        let found = map.get(term).copied();
+        self.map = Some(map);
+        found
+    }
+
+    /// Record a new term's position (only the map needs telling).
+    fn note(&mut self, term: &str, at: usize) {
+        if let Some(map) = &mut self.map {
+            map.insert(term.to_owned(), at);
+        }
+    }
+}
+
 /// Which whitespace-separated tokens of a request lie inside a quotation: from a token that
 /// opens with `"`, `'`, `` ` ``, `“` or `‘` (after any opening bracket) to the token that
 /// closes with the same mark (before trailing punctuation). A quotation that never closes
@@ -368,5 +398,44 @@ pub fn analysed_prefix(query: &str) -> &str {
     match head.rfind(char::is_whitespace) {
         Some(i) if i > 0 => &head[..i],
         _ => head,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::enhanced::Params;
+    use crate::ToolDoc;
+
+    /// Each term once, with the largest weight and any `+` it was given, whether the request
+    /// has a few distinct words (found by scanning) or many (found through the map).
+    #[test]
+    fn terms_are_merged_across_the_scan_limit() {
+        let tools = vec![ToolDoc {
+            name: "word_tool".into(),
+            description: "word0 word1 word2".into(),
+            ..ToolDoc::default()
+        }];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        for distinct in [3, TermPositions::SCAN, TermPositions::SCAN + 1, 200] {
+            let words: Vec<String> = (0..distinct).map(|i| format!("word{i}")).collect();
+            let query = format!(
+                "{} \"word0\" +word1 {} +word{}",
+                words.join(" "),
+                words.join(" "),
+                distinct - 1
+            );
+            let q = idx.parse_query(&query);
+            let mut seen: Vec<&str> = q.terms.iter().map(|t| t.term.as_str()).collect();
+            let all = seen.len();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), all, "{distinct}: a term listed twice");
+            let get = |w: &str| q.terms.iter().find(|t| t.term == w).unwrap();
+            assert_eq!(get("word0").weight, 1.0, "{distinct}");
+            assert!(get("word1").required, "{distinct}");
+            assert!(get(&format!("word{}", distinct - 1)).required, "{distinct}");
+            assert!(!get("word0").required, "{distinct}");
+        }
     }
 }
