@@ -13,6 +13,7 @@ import {
   clearToolIndexCache,
   formatToolSearchResult,
   getToolIndex,
+  isDeferredTool,
   searchTools,
   toolSearch,
   type ToolLike,
@@ -196,8 +197,29 @@ describe('coded errors for everything that reaches the caller', () => {
       const out = await toolSearch({ query: 'select:proto_tool' }, { tools: [tool('proto_tool')], cache: new ToolIndexCache() })
       expect(out.matches).toEqual(['proto_tool'])
       expect(out.already_loaded).toBeUndefined()
+      // Every path reads tool fields the same way: search, the build and the deferral rule.
+      const tools = [tool('mcp__github__create_issue', 'Create an issue'), tool('mcp__slack__send', 'Send a message')]
+      const found = await toolSearch({ query: 'create issue' }, { tools, cache: new ToolIndexCache() })
+      expect(found.matches).toContain('mcp__github__create_issue')
+      expect(found.total_deferred_tools).toBe(2)
+      expect((await buildToolIndex(tools)).length).toBe(2)
+      expect(isDeferredTool(tools[0])).toBe(true)
     } finally {
       delete proto.alwaysLoad
+    }
+  })
+
+  test('a polluted Object.prototype gives no tool a hint, a server or an MCP flag', async () => {
+    const proto = Object.prototype as Record<string, unknown>
+    const tools = [tool('Plain', 'Plain tool'), tool('Other', 'Other tool')]
+    const clean = (await buildToolIndex(tools, { coreTools: [] })).map((t) => ({ ...t }))
+    Object.assign(proto, { searchHint: 'zebra', server: 'evil', isMcp: true })
+    try {
+      const polluted = (await buildToolIndex(tools, { coreTools: [] })).map((t) => ({ ...t }))
+      expect(polluted).toEqual(clean)
+      expect(searchTools('zebra', await buildToolIndex(tools, { coreTools: [] }), 5)).toEqual([])
+    } finally {
+      for (const k of ['searchHint', 'server', 'isMcp']) delete proto[k]
     }
   })
 })

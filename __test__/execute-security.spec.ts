@@ -375,6 +375,32 @@ describe('options.names and options.discovered', () => {
     }
   })
 
+  test('a string is not a list of names: discovered or coreTools given as a string discover nothing', async () => {
+    // A one-letter tool would match one character of the string if it were spread.
+    for (const discovered of ['mcp__box__list', () => 'mcp__box__list' as unknown as string[]]) {
+      const t = target('x')
+      await refused(executeTool({ tool_name: 'x', params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, discovered: discovered as any }), 'not_discovered', t)
+    }
+    const t = target('x')
+    await expect(executeTool({ tool_name: 'x', params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, coreTools: 'xyz' as any })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
+    expect(t.call).not.toHaveBeenCalled()
+  })
+
+  test('checkTimeoutMs past the longest timer delay is E_INVALID_NUMBER, never a 1 ms deadline', async () => {
+    const slowEnabled = () => target('mcp__slow__t', { isEnabled: () => new Promise((r) => setTimeout(() => r(true), 20)) })
+    for (const checkTimeoutMs of [2 ** 31, 1e12]) {
+      const t = slowEnabled()
+      await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { checkTimeoutMs })).rejects.toMatchObject({ code: 'E_INVALID_NUMBER' })
+      expect(t.call).not.toHaveBeenCalled()
+    }
+    for (const checkTimeoutMs of [2 ** 31 - 1, Infinity]) {
+      const t = slowEnabled()
+      const out = await executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { checkTimeoutMs })
+      expect(out.refused).toBeUndefined()
+      expect(t.call).toHaveBeenCalledTimes(1)
+    }
+  })
+
   test('a discovered() that throws is a refusal, not a run', async () => {
     const t = target('mcp__disc__t')
     const discovered = () => {

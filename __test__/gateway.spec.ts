@@ -516,6 +516,9 @@ describe('gateway config and command line', () => {
       [{ mcpServers: { a: { command: 'x', env: { K: 1 } } } }, /env\.K must be a string/],
       [{ mcpServers: {}, gateway: { callTimeout: 5 } }, /gateway\.callTimeout is not a setting/],
       [{ mcpServers: {}, gateway: { callTimeoutMs: -1 } }, /positive number/],
+      // Past the longest timer delay, a deadline would fire after 1 ms.
+      [{ mcpServers: {}, gateway: { connectTimeoutMs: 2 ** 31 } }, /at most 2147483647/],
+      [{ mcpServers: {}, gateway: { callTimeoutMs: 1e12 } }, /at most 2147483647/],
     ]
     for (const [data, re] of bad) {
       let err: unknown

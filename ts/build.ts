@@ -5,7 +5,7 @@
  */
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, dropInScoring, envList, withTimeout } from './config'
+import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, MAX_TIMER_MS, dropInScoring, envList, withTimeout } from './config'
 import { checkLength, checkScoring, checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
@@ -87,8 +87,8 @@ function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
 
 export async function collect(indices: number[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
   const timeout = readingInput('options.promptTimeoutMs', () => options.promptTimeoutMs) ?? DEFAULT_PROMPT_TIMEOUT_MS
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0) {
-    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a finite number >= 0 (0 = no limit), got ${String(timeout)}`)
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0 || timeout > MAX_TIMER_MS) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
   }
   const context = options.promptContext ?? defaultPromptContext(tools)
   const descriptions = await Promise.all(indices.map((i) => describe(tools[i], context, timeout)))

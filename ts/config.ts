@@ -26,6 +26,12 @@ export const DEFAULT_LIMIT = 5
 export const DEFAULT_MIN_SCORE = 0.1
 /** How long a tool's `prompt()` may take before it counts as `""`. */
 export const DEFAULT_PROMPT_TIMEOUT_MS = 5000
+
+/**
+ * The longest delay a timer honours (2**31 - 1 ms, about 24.8 days): Node and Bun fire a longer
+ * one after 1 ms, so a finite deadline above it is refused rather than turned into an instant one.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1
 /** The reference's merge weights. */
 export const DEFAULT_WEIGHTS = Object.freeze({ keyword: 0.4, tfidf: 0.6 })
 

@@ -10,6 +10,7 @@ import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { describeError, fieldOrUndefined, readField, readOwn } from './safeRead'
 import { findToolNamed, type Found } from './lookup'
 import { ToolIndexCache } from './cache'
+import { MAX_TIMER_MS } from './config'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
 
@@ -128,6 +129,8 @@ function wasDiscovered(name: string, options: ExecuteToolOptions): boolean {
   if (d === undefined || d === null) return false
   try {
     if (typeof d === 'function') d = d()
+    // A string is iterable, but as characters, not names: it discovers nothing.
+    if (typeof d !== 'object' || d === null) return false
     if (d instanceof Set) return Set.prototype.has.call(d, name) === true
     let seen = 0
     for (const n of d as Iterable<string>) {
@@ -175,10 +178,14 @@ function checkTimeoutOf(options: ExecuteToolOptions): number {
   const r = readOwn<unknown>(options, 'checkTimeoutMs')
   if (!r.ok) throw invalidArg('executeTool: options.checkTimeoutMs cannot be read')
   if (r.value === undefined) return DEFAULT_CHECK_TIMEOUT_MS
-  if (typeof r.value !== 'number' || Number.isNaN(r.value) || r.value <= 0) {
-    throw new ToolIndexError('E_INVALID_NUMBER', `executeTool: options.checkTimeoutMs must be a number > 0, got ${String(r.value)}`)
+  const ms = r.value
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms <= 0 || (Number.isFinite(ms) && ms > MAX_TIMER_MS)) {
+    throw new ToolIndexError(
+      'E_INVALID_NUMBER',
+      `executeTool: options.checkTimeoutMs must be a number above 0 and at most ${MAX_TIMER_MS}, or Infinity for no deadline; got ${String(ms)}`,
+    )
   }
-  return r.value
+  return ms
 }
 
 /**
@@ -283,6 +290,8 @@ export async function executeTool(
     const coreTools = fieldOrUndefined<Iterable<string>>(options, 'coreTools')
     let core: ReadonlySet<string> = CORE_TOOLS
     if (coreTools !== undefined) {
+      // A string would spread into characters: every one-letter tool would count as core.
+      if (typeof coreTools !== 'object' || coreTools === null) throw invalidArg('executeTool: options.coreTools must be an iterable of names')
       try {
         core = new Set([...coreTools].filter((n) => typeof n === 'string'))
       } catch {

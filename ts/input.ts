@@ -4,6 +4,7 @@
  */
 import { ToolIndexError, invalidArg } from './errors'
 import { LIMITS } from './config'
+import { SHARED_PROTOTYPES, readField } from './safeRead'
 import type { Scoring } from './types'
 
 /** A short type name for messages (`null`, `array`, `NaN` told apart). */
@@ -27,13 +28,26 @@ export function readingInput<T>(what: string, fn: () => T): T {
   }
 }
 
-/** Read `obj[key]` of the i-th tool or entry, turning a throwing getter into `E_INVALID_ARG`. */
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * Read `obj[key]` of the i-th tool or entry as every other part of the package does (`readField`:
+ * never through the prototypes all objects share, so `Object.prototype.alwaysLoad = true` defers
+ * nothing), turning a throwing getter or trap into `E_INVALID_ARG`.
+ */
 export function readToolField(obj: object, key: string, i: number): any {
+  // A missing or own field (the usual cases) is answered directly; only an inherited one needs
+  // the walk that stops before the shared prototypes.
   try {
-    return (obj as Record<string, unknown>)[key]
+    if (typeof obj !== 'object' && typeof obj !== 'function') return (obj as Record<string, unknown>)[key]
+    if (!(key in obj)) return undefined
+    if (hasOwn.call(obj, key) && !SHARED_PROTOTYPES.has(obj)) return (obj as Record<string, unknown>)[key]
   } catch (err) {
     throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(err)}`, { cause: err })
   }
+  const r = readField(obj, key)
+  if (!r.ok) throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(r.error)}`, { cause: r.error })
+  return r.value
 }
 
 /** `E_TOO_LARGE` when `s` is longer than `max`. */

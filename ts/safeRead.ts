@@ -8,7 +8,8 @@
 /** The outcome of one read: the value, or the error a getter or trap threw. */
 export type Read<T = unknown> = { ok: true; value: T | undefined } | { ok: false; error: unknown }
 
-const SHARED_PROTOTYPES = new Set<unknown>([Object.prototype, Function.prototype, Array.prototype])
+/** The prototypes every object shares: no field is read through them. */
+export const SHARED_PROTOTYPES: ReadonlySet<unknown> = new Set<unknown>([Object.prototype, Function.prototype, Array.prototype])
 
 /**
  * `obj[key]`, looked up on the object and its own prototypes (a class instance's methods are

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
+import { MAX_TIMER_MS } from '../config'
 
 /** One upstream server, as the config file gives it. */
 export interface UpstreamConfig {
@@ -153,8 +154,8 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
     for (const [k, v] of Object.entries(root.gateway as Record<string, unknown>)) {
       if (!(k in DEFAULT_SETTINGS)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
       const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
-      if (typeof v !== want || (want === 'number' && !(Number.isFinite(v as number) && (v as number) > 0))) {
-        throw new ConfigError(`${file}: gateway.${k} must be a ${want === 'number' ? 'positive number' : want}`)
+      if (typeof v !== want || (want === 'number' && !(Number.isFinite(v as number) && (v as number) > 0 && (v as number) <= MAX_TIMER_MS))) {
+        throw new ConfigError(`${file}: gateway.${k} must be a ${want === 'number' ? `positive number of milliseconds, at most ${MAX_TIMER_MS}` : want}`)
       }
       ;(settings as unknown as Record<string, unknown>)[k] = v
     }
