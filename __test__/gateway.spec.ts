@@ -646,3 +646,46 @@ describe('gateway with a Streamable HTTP upstream (url + headers)', () => {
     }
   }, 30_000)
 })
+
+describe('gateway: servers started through a wrapper, and server names', () => {
+  const cfgMod = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
+  /** Processes whose command line holds `marker` (Linux /proc; elsewhere ps). */
+  const running = (marker: string): number[] => {
+    const r = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    return r.stdout
+      .split('\n')
+      .filter((l) => l.includes(marker) && !l.includes('ps -eo'))
+      .map((l) => Number(l.trim().split(/\s+/)[0]))
+  }
+
+  test('a hung server run through a shell (as npx runs one) is killed with its wrapper, at every reconnect and at exit', async () => {
+    // sh stays the parent (the `; exit` keeps it from exec-ing node), so the server is a grandchild.
+    const marker = `wrapped-${process.pid}-${Date.now()}`
+    const file = path.join(tmp, 'wrapped.json')
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { wrapped: { command: 'sh', args: ['-c', 'node "$0" "$1"; exit $?', FLAKY, marker], env: { FLAKY_MODE: 'hang-init' } } },
+        gateway: { connectTimeoutMs: 1000, backoffInitialMs: 200, backoffMaxMs: 400, startupWaitMs: 1000 },
+      }),
+    )
+    const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' })
+    const c = new Client({ name: 'wrapped-test', version: '1' })
+    await c.connect(transport)
+    try {
+      // Several connect deadlines pass: each gives up on one started server.
+      await sleep(4500)
+      expect(running(marker).length).toBeLessThanOrEqual(2)
+    } finally {
+      await c.close()
+    }
+    const left = await until('the wrapped servers to be gone', async () => running(marker).length === 0 || undefined, 5_000).catch(() => false)
+    for (const pid of running(marker)) process.kill(pid, 'SIGKILL')
+    expect(left).toBe(true)
+  }, 30_000)
+
+  test('server names never hold "__", so a tool name belongs to one server', () => {
+    const c = cfgMod.parseConfig({ mcpServers: { s: { command: 'x' }, s__t: { command: 'x' }, 'a___': { command: 'x' }, 日本: { command: 'x' } } }, 'c.json')
+    expect(c.servers.map((s) => s.name)).toEqual(['s', 's_t', 'a', 'server'])
+  })
+})

@@ -16,6 +16,7 @@ import { parse as shellParse } from 'shell-quote'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
 import { mergeWeights } from './config'
 import { runServe } from './gateway/serve'
+import { killPids, processTree } from './gateway/processTree'
 
 /** Parsed command-line arguments. */
 export interface Args {
@@ -196,7 +197,10 @@ async function listMcpTools(command: string): Promise<CatalogTool[]> {
     if (e instanceof InputError || e instanceof UsageError) throw e
     throw new InputError(`MCP server "${command}" failed: ${(e as Error)?.message ?? e}`)
   } finally {
+    // Listed before the close: a server started through npx outlives its wrapper otherwise.
+    const tree = typeof transport.pid === 'number' ? processTree(transport.pid) : []
     await client.close().catch(() => {})
+    killPids(tree)
   }
 }
 

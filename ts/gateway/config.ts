@@ -70,9 +70,19 @@ export class ConfigError extends Error {
   readonly code = 'E_CONFIG'
 }
 
-/** Claude Code's rule for MCP server names in tool names. */
+/**
+ * Claude Code's rule for MCP server names in tool names (`[A-Za-z0-9_-]`), with runs of
+ * underscores folded to one and trailing ones dropped: a server name then never holds the `__`
+ * that ends it in `mcp__<server>__<tool>`, so servers `s` and `s__t` cannot both answer to
+ * `mcp__s__t__echo`, and every tool name belongs to one server.
+ */
 export function normalizeServerName(key: string): string {
-  return key.replace(/[^a-zA-Z0-9_-]/g, '_') || '_'
+  return (
+    key
+      .replace(/[^a-zA-Z0-9_-]/g, '_')
+      .replace(/_{2,}/g, '_')
+      .replace(/_+$/, '') || 'server'
+  )
 }
 
 function stringMap(v: unknown, where: string): Record<string, string> | undefined {

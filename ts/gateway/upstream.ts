@@ -5,7 +5,11 @@
  */
 import type { GatewaySettings, UpstreamConfig } from './config'
 import type { Logger } from './log'
+import { killPids, killTree, processTree } from './processTree'
 import { loadSdk } from './sdk'
+
+/** How long a stopping gateway waits for a stdio server to exit on its own before killing it. */
+const CLOSE_GRACE_MS = 500
 
 /** A tool as an upstream lists it. */
 export interface UpstreamTool {
@@ -204,10 +208,20 @@ export class Upstream {
     const transport = this.transport
     this.client = undefined
     this.transport = undefined
+    // What the server started is listed now: once it exits, its children are re-parented.
+    const tree = this.treeOf(transport)
     if (kill) this.killTransport(transport)
     if (client) {
       client.onclose = undefined
-      void client.close().catch(() => {}).finally(() => this.live.delete(transport))
+      void client
+        .close()
+        .catch(() => {})
+        .finally(() => {
+          // A server run through npx or a shell leaves its real process behind when the
+          // wrapper exits: whatever of the tree still runs is killed.
+          killPids(tree)
+          this.live.delete(transport)
+        })
     }
     const base = Math.min(this.settings.backoffMaxMs, this.settings.backoffInitialMs * 2 ** Math.min(this.attempt, 30))
     const delay = Math.round(base * (0.8 + Math.random() * 0.4))
@@ -284,19 +298,20 @@ export class Upstream {
     }
   }
 
+  /** A stdio transport's process and its descendants, listed now (empty for HTTP). */
+  private treeOf(transport: any): number[] {
+    const pid = transport?.pid
+    return typeof pid === 'number' && this.live.has(transport) ? processTree(pid) : []
+  }
+
   private killTransport(transport: any): void {
     const pid = transport?.pid
-    if (typeof pid === 'number') {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
+    // The server and whatever it started (a server run through npx is a grandchild).
+    if (typeof pid === 'number') killTree(pid)
     this.live.delete(transport)
   }
 
-  /** SIGKILL every stdio process this upstream started that may still run (synchronous; for exit). */
+  /** SIGKILL every stdio process this upstream started that may still run, with its descendants (synchronous; for exit). */
   killAll(): void {
     for (const t of [...this.live]) this.killTransport(t)
   }
@@ -309,10 +324,15 @@ export class Upstream {
     const client = this.client
     this.client = undefined
     this.settleFirst()
+    const trees = [...this.live].map((t) => this.treeOf(t))
     if (client) {
       client.onclose = undefined
-      await client.close().catch(() => {})
+      // A server gets a moment to exit on its own (the SDK ends its stdin, and escalates to
+      // signals only after seconds); then what is left of its process tree is killed, so a
+      // stopping gateway is not killed itself before it has killed its servers.
+      await Promise.race([client.close().catch(() => {}), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())])
     }
+    for (const tree of trees) killPids(tree)
     this.killAll()
   }
 }
