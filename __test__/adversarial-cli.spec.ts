@@ -43,6 +43,24 @@ describe.each(['node', 'bun'] as const)('hostile --catalog under %s', (runtime) 
     expect(r.stderr).toContain('device')
   }, DEADLINE_MS + 5_000)
 
+  test('a tool whose description is not a string is refused with a message, not a TypeError', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ti-cat-')), 'c.json')
+    fs.writeFileSync(file, JSON.stringify({ tools: [{ name: 'a_tool', description: 42 }] }))
+    for (const extra of [[], ['--json']]) {
+      const r = cli(runtime, 'search', 'a', '--catalog', file, ...extra)
+      expect(r.status).toBe(1)
+      expect(r.stderr).toContain('"description" that is not a string')
+      expect(r.stderr).not.toContain('TypeError')
+    }
+  }, DEADLINE_MS + 5_000)
+
+  test('an empty --catalog or --mcp is a usage error, not a search of the bundled catalog', () => {
+    for (const args of [['--catalog', ''], ['--mcp', ''], ['--mcp', '  ']]) {
+      const r = cli(runtime, 'search', 'read', ...args)
+      expect(r.status).toBe(2)
+    }
+  }, DEADLINE_MS + 5_000)
+
   test('a directory is refused', () => {
     const r = cli(runtime, 'search', 'x', '--catalog', os.tmpdir())
     expect(r.status).toBe(1)

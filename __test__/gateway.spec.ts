@@ -519,6 +519,9 @@ describe('gateway config and command line', () => {
       // Past the longest timer delay, a deadline would fire after 1 ms.
       [{ mcpServers: {}, gateway: { connectTimeoutMs: 2 ** 31 } }, /at most 2147483647/],
       [{ mcpServers: {}, gateway: { callTimeoutMs: 1e12 } }, /at most 2147483647/],
+      // Keys of Object.prototype are not settings (JSON.parse makes "__proto__" an own key).
+      [JSON.parse('{"mcpServers":{},"gateway":{"__proto__":{"x":1}}}'), /gateway\.__proto__ is not a setting/],
+      [{ mcpServers: {}, gateway: { constructor: 1 } }, /gateway\.constructor is not a setting/],
     ]
     for (const [data, re] of bad) {
       let err: unknown

@@ -121,6 +121,10 @@ export function loadCatalog(file: string): CatalogTool[] {
     if (!t || typeof t !== 'object' || typeof (t as CatalogTool).name !== 'string') {
       throw new InputError(`catalog ${file}: tool #${i} has no string "name"`)
     }
+    for (const key of ['description', 'searchHint'] as const) {
+      const v = (t as CatalogTool)[key]
+      if (v !== undefined && v !== null && typeof v !== 'string') throw new InputError(`catalog ${file}: tool #${i} has a "${key}" that is not a string`)
+    }
     return t as CatalogTool
   })
 }
@@ -247,11 +251,14 @@ async function main(argv: string[]): Promise<number> {
 
 async function runSearch(args: Args): Promise<number> {
   if (!args.query) throw new UsageError('search needs a query')
-  if (args.catalog && args.mcp) throw new UsageError('give --catalog or --mcp, not both')
+  if (args.catalog !== undefined && args.mcp !== undefined) throw new UsageError('give --catalog or --mcp, not both')
+  // An empty value is a mistake, not a request for the bundled catalog.
+  if (args.catalog === '') throw new UsageError('--catalog needs a file')
+  if (args.mcp !== undefined && args.mcp.trim() === '') throw new UsageError('--mcp needs a command')
   if (args.tfidf && args.scoring !== 'compat') args.scoring = 'compat'
   let file = args.catalog ?? defaultCatalogPath()
   let catalog: CatalogTool[]
-  if (args.mcp) {
+  if (args.mcp !== undefined) {
     catalog = await listMcpTools(args.mcp)
     file = `mcp: ${args.mcp}`
   } else {

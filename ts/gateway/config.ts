@@ -162,7 +162,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
   if (root.gateway !== undefined) {
     if (root.gateway === null || typeof root.gateway !== 'object') throw new ConfigError(`${file}: "gateway" must be an object`)
     for (const [k, v] of Object.entries(root.gateway as Record<string, unknown>)) {
-      if (!(k in DEFAULT_SETTINGS)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
+      if (!Object.hasOwn(DEFAULT_SETTINGS, k)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
       const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
       if (typeof v !== want || (want === 'number' && !(Number.isFinite(v as number) && (v as number) > 0 && (v as number) <= MAX_TIMER_MS))) {
         throw new ConfigError(`${file}: gateway.${k} must be a ${want === 'number' ? `positive number of milliseconds, at most ${MAX_TIMER_MS}` : want}`)
