@@ -650,7 +650,7 @@ describe('gateway with a Streamable HTTP upstream (url + headers)', () => {
   }, 30_000)
 })
 
-describe('gateway: servers started through a wrapper, and server names', () => {
+describe('gateway: process trees, the first tools/list, server names', () => {
   const cfgMod = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
   /** Processes whose command line holds `marker` (Linux /proc; elsewhere ps). */
   const running = (marker: string): number[] => {
@@ -685,6 +685,33 @@ describe('gateway: servers started through a wrapper, and server names', () => {
     const left = await until('the wrapped servers to be gone', async () => running(marker).length === 0 || undefined, 5_000).catch(() => false)
     for (const pid of running(marker)) process.kill(pid, 'SIGKILL')
     expect(left).toBe(true)
+  }, 30_000)
+
+  test('the first tools/list is inside the connect deadline: a server whose pages never end is named unavailable', async () => {
+    const file = path.join(tmp, 'pager.json')
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { pager: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'endless-pages' } } },
+        gateway: { connectTimeoutMs: 1500, backoffInitialMs: 5000, backoffMaxMs: 5000, startupWaitMs: 500 },
+      }),
+    )
+    const c = new Client({ name: 'pager-test', version: '1' })
+    await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
+    try {
+      const r = await until(
+        'pager to be reported unavailable',
+        async () => {
+          const s = (await c.callTool({ name: 'search_tools', arguments: { query: 'tool' } })) as CallResult
+          return s.structuredContent.unavailable_servers.some((u: any) => u.server === 'pager') && s
+        },
+        8_000,
+      )
+      const pager = r.structuredContent.unavailable_servers.find((u: any) => u.server === 'pager')
+      expect(pager.error).toMatch(/did not list its tools within 1500 ms/)
+    } finally {
+      await c.close()
+    }
   }, 30_000)
 
   test('server names never hold "__", so a tool name belongs to one server', () => {

@@ -8,6 +8,9 @@ import type { Logger } from './log'
 import { killPids, killTree, processTree } from './processTree'
 import { loadSdk } from './sdk'
 
+/** The most tools/list pages read from one server (an endless cursor stops here, with a warning). */
+const MAX_LIST_PAGES = 100
+
 /** How long a stopping gateway waits for a stdio server to exit on its own before killing it. */
 const CLOSE_GRACE_MS = 500
 
@@ -145,7 +148,9 @@ export class Upstream {
       if (gen !== this.generation) return
       // Set after connect: a failed connect closes the transport, and its own error is the better message.
       client.onclose = () => this.down(gen, 'the connection closed')
-      const tools = await this.listAll(client)
+      // The first tools/list is part of starting: it gets what is left of the connect deadline.
+      const left = Math.max(1, this.settings.connectTimeoutMs - (Date.now() - t0))
+      const tools = await withDeadline(this.listAll(client), left, `did not list its tools within ${this.settings.connectTimeoutMs} ms of starting`)
       if (gen !== this.generation) return
       this.tools = tools
       this.state = 'ready'
@@ -170,7 +175,7 @@ export class Upstream {
   private async listAll(client: any): Promise<UpstreamTool[]> {
     const out: UpstreamTool[] = []
     let cursor: string | undefined
-    for (let page = 0; page < 100; page++) {
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const res = await withDeadline(
         client.listTools(cursor ? { cursor } : {}, { timeout: this.settings.listTimeoutMs }),
         this.settings.listTimeoutMs,
@@ -179,6 +184,9 @@ export class Upstream {
       out.push(...res.tools)
       cursor = res.nextCursor
       if (!cursor) break
+    }
+    if (cursor) {
+      this.log.log('warn', 'tools_truncated', `tools/list still had pages after ${MAX_LIST_PAGES}; the first ${out.length} tools are used`, { server: this.name, tools: out.length })
     }
     return out
   }
