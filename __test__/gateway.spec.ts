@@ -714,6 +714,32 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     }
   }, 30_000)
 
+  test('a direct (alwaysLoad) tool of a server that is down answers unavailable, not an unknown-tool error', async () => {
+    const file = path.join(tmp, 'direct-down.json')
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'crash'] } },
+        gateway: { backoffInitialMs: 10_000, backoffMaxMs: 10_000 },
+      }),
+    )
+    const c = new Client({ name: 'direct-down-test', version: '1' })
+    await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
+    try {
+      const ok = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 'hi' } })) as CallResult
+      expect(ok.isError).toBeFalsy()
+      await c.callTool({ name: 'mcp__flaky__crash', arguments: {} })
+      const down = (await until('flaky to be down', async () => {
+        const r = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 'hi' } })) as CallResult
+        return r.structuredContent?.refused === 'unavailable' && r
+      }, 5_000)) as CallResult
+      expect(down.isError).toBe(true)
+      expect(textOf(down)).toMatch(/server "flaky" is unavailable/)
+    } finally {
+      await c.close()
+    }
+  }, 30_000)
+
   test('server names never hold "__", so a tool name belongs to one server', () => {
     const c = cfgMod.parseConfig({ mcpServers: { s: { command: 'x' }, s__t: { command: 'x' }, 'a___': { command: 'x' }, 日本: { command: 'x' } } }, 'c.json')
     expect(c.servers.map((s) => s.name)).toEqual(['s', 's_t', 'a', 'server'])

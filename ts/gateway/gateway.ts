@@ -188,6 +188,14 @@ export class Gateway {
     clearTimeout(timer)
   }
 
+  /** Whether `name` is `mcp__<server>__<tool>` of a configured server that loads that tool directly. */
+  private isDirectName(name: string): boolean {
+    const m = /^mcp__(.+?)__(.+)$/.exec(name)
+    const u = m ? this.upstreams.find((x) => x.name === m[1]) : undefined
+    const always = u?.config.alwaysLoad
+    return always === true || (Array.isArray(always) && always.includes(m![2]))
+  }
+
   /** Rebuild the aggregated list after an upstream's tools changed. */
   private rebuild(): void {
     const counts = new Map<string, number>()
@@ -448,8 +456,10 @@ export class Gateway {
         return r
       }
       const t = this.directByName.get(name)
-      if (t) {
-        const r = await this.execute(t.name, args, session, fwd)
+      // A direct tool whose server is still starting or down is not listed now, but it keeps
+      // its name: the call takes the execute path, which waits for startup or says unavailable.
+      if (t || this.isDirectName(name)) {
+        const r = await this.execute(t ? t.name : name, args, session, fwd)
         await sent
         return r
       }
