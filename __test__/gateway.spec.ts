@@ -522,6 +522,10 @@ describe('gateway config and command line', () => {
       // Keys of Object.prototype are not settings (JSON.parse makes "__proto__" an own key).
       [JSON.parse('{"mcpServers":{},"gateway":{"__proto__":{"x":1}}}'), /gateway\.__proto__ is not a setting/],
       [{ mcpServers: {}, gateway: { constructor: 1 } }, /gateway\.constructor is not a setting/],
+      [{ mcpServers: {}, gateway: [] }, /"gateway" must be an object/],
+      [{ mcpServers: { a: { command: 'node', type: 'websocket' } } }, /mcpServers\.a\.type "websocket" is not a transport/],
+      [{ mcpServers: { a: { command: 'node', url: 'http://127.0.0.1:1/mcp' } } }, /both "command" and "url"/],
+      [{ mcpServers: { a: { command: 'node', disabled: 'true' } } }, /mcpServers\.a\.disabled must be true or false/],
     ]
     for (const [data, re] of bad) {
       let err: unknown

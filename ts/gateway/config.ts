@@ -65,6 +65,9 @@ export const DEFAULT_SETTINGS: Readonly<GatewaySettings> = Object.freeze({
   requireDiscovered: true,
 })
 
+/** The transports a server's `type` (or `transport`) may name. */
+const KNOWN_TYPES = new Set(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'])
+
 /** A config problem: the message names the file and the field. */
 export class ConfigError extends Error {
   readonly code = 'E_CONFIG'
@@ -113,11 +116,16 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
     const where = `${file}: mcpServers.${key}`
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${where} must be an object`)
     const s = raw as Record<string, unknown>
+    for (const flag of ['disabled', 'enabled'] as const) {
+      if (s[flag] !== undefined && typeof s[flag] !== 'boolean') throw new ConfigError(`${where}.${flag} must be true or false`)
+    }
     if (s.disabled === true || s.enabled === false) continue
     let name = normalizeServerName(key)
     for (let i = 2; taken.has(name); i++) name = `${normalizeServerName(key)}_${i}`
     taken.add(name)
     const type = typeof s.type === 'string' ? s.type : typeof s.transport === 'string' ? s.transport : undefined
+    if (type !== undefined && !KNOWN_TYPES.has(type)) throw new ConfigError(`${where}.type "${type}" is not a transport (known: ${[...KNOWN_TYPES].join(', ')})`)
+    if (typeof s.command === 'string' && typeof s.url === 'string') throw new ConfigError(`${where} has both "command" and "url": give one`)
     let alwaysLoad: boolean | string[] = false
     if (s.alwaysLoad === true) alwaysLoad = true
     else if (Array.isArray(s.alwaysLoad)) {
@@ -160,7 +168,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
   }
   const settings: GatewaySettings = { ...DEFAULT_SETTINGS }
   if (root.gateway !== undefined) {
-    if (root.gateway === null || typeof root.gateway !== 'object') throw new ConfigError(`${file}: "gateway" must be an object`)
+    if (root.gateway === null || typeof root.gateway !== 'object' || Array.isArray(root.gateway)) throw new ConfigError(`${file}: "gateway" must be an object`)
     for (const [k, v] of Object.entries(root.gateway as Record<string, unknown>)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, k)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
       const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
