@@ -83,6 +83,18 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
+/** The entry search results give for `server` once they name it unavailable (polls until then). */
+async function reportedUnavailable(c: Client, server: string, ms: number): Promise<{ server: string; error: string }> {
+  return until(
+    `${server} to be reported unavailable`,
+    async () => {
+      const s = (await c.callTool({ name: 'search_tools', arguments: { query: 'anything' } })) as CallResult
+      return s.structuredContent.unavailable_servers.find((u: { server: string }) => u.server === server)
+    },
+    ms,
+  )
+}
+
 function textOf(r: CallResult): string {
   return r.content.map((c) => c.text ?? '').join('\n')
 }
@@ -333,15 +345,7 @@ describe('gateway over stdio (MCP SDK client)', () => {
   }, 30_000)
 
   test('stdio: a server that never initializes is named unavailable after its connect deadline', async () => {
-    const r = await until(
-      'stuck to be reported',
-      async () => {
-        const s = (await client.callTool({ name: 'search_tools', arguments: { query: 'anything' } })) as CallResult
-        return s.structuredContent.unavailable_servers.some((u: any) => u.server === 'stuck') && s
-      },
-      20_000,
-    )
-    const stuck = r.structuredContent.unavailable_servers.find((u: any) => u.server === 'stuck')
+    const stuck = await reportedUnavailable(client, 'stuck', 20_000)
     expect(stuck.error).toMatch(/failed to start: did not initialize within 8000 ms/)
     expect(err).toMatch(/\[stuck\] warn: unavailable/)
   }, 30_000)
@@ -703,15 +707,7 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     const c = new Client({ name: 'pager-test', version: '1' })
     await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
     try {
-      const r = await until(
-        'pager to be reported unavailable',
-        async () => {
-          const s = (await c.callTool({ name: 'search_tools', arguments: { query: 'tool' } })) as CallResult
-          return s.structuredContent.unavailable_servers.some((u: any) => u.server === 'pager') && s
-        },
-        8_000,
-      )
-      const pager = r.structuredContent.unavailable_servers.find((u: any) => u.server === 'pager')
+      const pager = await reportedUnavailable(c, 'pager', 8_000)
       expect(pager.error).toMatch(/did not list its tools within 1500 ms/)
     } finally {
       await c.close()
