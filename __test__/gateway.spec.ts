@@ -669,20 +669,22 @@ describe('gateway: process trees, the first tools/list, server names', () => {
       .map((l) => Number(l.trim().split(/\s+/)[0]))
   }
 
+  /** A gateway over `config` (written to a file named after `name`), driven by an SDK client. */
+  const gatewayOver = async (name: string, config: Cfg): Promise<Client> => {
+    const file = path.join(tmp, `${name}.json`)
+    fs.writeFileSync(file, JSON.stringify(config))
+    const c = new Client({ name: `${name}-test`, version: '1' })
+    await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
+    return c
+  }
+
   test('a hung server run through a shell (as npx runs one) is killed with its wrapper, at every reconnect and at exit', async () => {
     // sh stays the parent (the `; exit` keeps it from exec-ing node), so the server is a grandchild.
     const marker = `wrapped-${process.pid}-${Date.now()}`
-    const file = path.join(tmp, 'wrapped.json')
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: { wrapped: { command: 'sh', args: ['-c', 'node "$0" "$1"; exit $?', FLAKY, marker], env: { FLAKY_MODE: 'hang-init' } } },
-        gateway: { connectTimeoutMs: 1000, backoffInitialMs: 200, backoffMaxMs: 400, startupWaitMs: 1000 },
-      }),
-    )
-    const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' })
-    const c = new Client({ name: 'wrapped-test', version: '1' })
-    await c.connect(transport)
+    const c = await gatewayOver('wrapped', {
+      mcpServers: { wrapped: { command: 'sh', args: ['-c', 'node "$0" "$1"; exit $?', FLAKY, marker], env: { FLAKY_MODE: 'hang-init' } } },
+      gateway: { connectTimeoutMs: 1000, backoffInitialMs: 200, backoffMaxMs: 400, startupWaitMs: 1000 },
+    })
     try {
       // Several connect deadlines pass: each gives up on one started server.
       await sleep(4500)
@@ -696,16 +698,10 @@ describe('gateway: process trees, the first tools/list, server names', () => {
   }, 30_000)
 
   test('the first tools/list is inside the connect deadline: a server whose pages never end is named unavailable', async () => {
-    const file = path.join(tmp, 'pager.json')
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: { pager: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'endless-pages' } } },
-        gateway: { connectTimeoutMs: 1500, backoffInitialMs: 5000, backoffMaxMs: 5000, startupWaitMs: 500 },
-      }),
-    )
-    const c = new Client({ name: 'pager-test', version: '1' })
-    await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
+    const c = await gatewayOver('pager', {
+      mcpServers: { pager: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'endless-pages' } } },
+      gateway: { connectTimeoutMs: 1500, backoffInitialMs: 5000, backoffMaxMs: 5000, startupWaitMs: 500 },
+    })
     try {
       const pager = await reportedUnavailable(c, 'pager', 8_000)
       expect(pager.error).toMatch(/did not list its tools within 1500 ms/)
@@ -715,16 +711,10 @@ describe('gateway: process trees, the first tools/list, server names', () => {
   }, 30_000)
 
   test('a direct (alwaysLoad) tool of a server that is down answers unavailable, not an unknown-tool error', async () => {
-    const file = path.join(tmp, 'direct-down.json')
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'crash'] } },
-        gateway: { backoffInitialMs: 10_000, backoffMaxMs: 10_000 },
-      }),
-    )
-    const c = new Client({ name: 'direct-down-test', version: '1' })
-    await c.connect(new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' }))
+    const c = await gatewayOver('direct-down', {
+      mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'crash'] } },
+      gateway: { backoffInitialMs: 10_000, backoffMaxMs: 10_000 },
+    })
     try {
       const ok = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 'hi' } })) as CallResult
       expect(ok.isError).toBeFalsy()
