@@ -36,6 +36,7 @@ const hasOwn = Object.prototype.hasOwnProperty
  * nothing), turning a throwing getter or trap into `E_INVALID_ARG`.
  */
 export function readToolField(obj: object, key: string, i: number): any {
+  const threw = (err: unknown) => new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(err)}`, { cause: err })
   // A missing or own field (the usual cases) is answered directly; only an inherited one needs
   // the walk that stops before the shared prototypes.
   try {
@@ -43,10 +44,10 @@ export function readToolField(obj: object, key: string, i: number): any {
     if (!(key in obj)) return undefined
     if (hasOwn.call(obj, key) && !SHARED_PROTOTYPES.has(obj)) return (obj as Record<string, unknown>)[key]
   } catch (err) {
-    throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(err)}`, { cause: err })
+    throw threw(err)
   }
   const r = readField(obj, key)
-  if (!r.ok) throw new ToolIndexError('E_INVALID_ARG', `reading ${key} of tool #${i} threw: ${describe(r.error)}`, { cause: r.error })
+  if (!r.ok) throw threw(r.error)
   return r.value
 }
 

@@ -188,12 +188,19 @@ export class Gateway {
     clearTimeout(timer)
   }
 
+  /** The configured server a name `mcp__<server>__<tool>` points at, and the tool's upstream name. */
+  private upstreamOf(name: string): { upstream: Upstream; tool: string } | undefined {
+    // Server names hold no `__` (normalizeServerName), so the first one after `mcp__` ends it.
+    const m = /^mcp__(.+?)__(.+)$/.exec(name)
+    const upstream = m ? this.upstreams.find((u) => u.name === m[1]) : undefined
+    return upstream && { upstream, tool: m![2] }
+  }
+
   /** Whether `name` is `mcp__<server>__<tool>` of a configured server that loads that tool directly. */
   private isDirectName(name: string): boolean {
-    const m = /^mcp__(.+?)__(.+)$/.exec(name)
-    const u = m ? this.upstreams.find((x) => x.name === m[1]) : undefined
-    const always = u?.config.alwaysLoad
-    return always === true || (Array.isArray(always) && always.includes(m![2]))
+    const of = this.upstreamOf(name)
+    const always = of?.upstream.config.alwaysLoad
+    return always === true || (Array.isArray(always) && always.includes(of!.tool))
   }
 
   /** Rebuild the aggregated list after an upstream's tools changed. */
@@ -342,8 +349,8 @@ export class Gateway {
       return text(`Invalid arguments for "${toolName}": "arguments" must be an object.`, true)
     }
     if (!this.byName.has(toolName) && !this.tools.some((t) => t.aliases?.includes(toolName))) {
-      const m = /^mcp__(.+?)__/.exec(toolName)
-      const down = m ? this.upstreams.find((u) => u.name === m[1] && u.state !== 'ready') : undefined
+      const of = this.upstreamOf(toolName)
+      const down = of && of.upstream.state !== 'ready' ? of.upstream : undefined
       if (down) {
         const why = down.state === 'connecting' ? 'is connecting' : `is unavailable (${down.lastError ?? 'down'})`
         return {

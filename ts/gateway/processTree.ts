@@ -8,20 +8,34 @@
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 
-/** Parent pid by pid, from `/proc` (Linux) or `ps` (macOS, BSD); empty when neither answers. */
-function parents(): Map<number, number> {
-  const out = new Map<number, number>()
+/** A process as listed: its pid and, where `/proc` tells it, its start time (to spot a reused pid). */
+export interface ProcessRef {
+  pid: number
+  start?: string
+}
+
+/** One `/proc/<pid>/stat` line: parent pid and start time, or undefined when it cannot be read. */
+function statOf(pid: number): { ppid: number; start: string } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // pid (comm) state ppid … starttime (field 22): comm may hold spaces and parentheses, so
+    // the fields are read after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ppid = Number(fields[1])
+    return Number.isInteger(ppid) ? { ppid, start: fields[19] } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Parent and start time by pid, from `/proc` (Linux) or `ps` (macOS, BSD); empty when neither answers. */
+function table(): Map<number, { ppid: number; start?: string }> {
+  const out = new Map<number, { ppid: number; start?: string }>()
   try {
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-        // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-        if (Number.isInteger(ppid)) out.set(Number(entry), ppid)
-      } catch {
-        // the process ended while the table was read
-      }
+      const st = statOf(Number(entry))
+      if (st) out.set(Number(entry), st)
     }
     if (out.size > 0) return out
   } catch {
@@ -31,36 +45,46 @@ function parents(): Map<number, number> {
   if (r.status !== 0 || typeof r.stdout !== 'string') return out
   for (const line of r.stdout.split('\n')) {
     const [pid, ppid] = line.trim().split(/\s+/).map(Number)
-    if (Number.isInteger(pid) && Number.isInteger(ppid)) out.set(pid, ppid)
+    if (Number.isInteger(pid) && Number.isInteger(ppid)) out.set(pid, { ppid })
   }
   return out
 }
 
 /** `pid` and every process below it, parents first. */
-export function processTree(pid: number): number[] {
+export function processTree(pid: number): ProcessRef[] {
+  const procs = table()
   const children = new Map<number, number[]>()
-  for (const [child, parent] of parents()) {
-    const list = children.get(parent)
+  for (const [child, { ppid }] of procs) {
+    const list = children.get(ppid)
     if (list) list.push(child)
-    else children.set(parent, [child])
+    else children.set(ppid, [child])
   }
-  const tree = [pid]
+  const seen = new Set([pid])
+  const tree: ProcessRef[] = [{ pid, start: procs.get(pid)?.start }]
   for (let i = 0; i < tree.length && tree.length < 10_000; i++) {
-    for (const c of children.get(tree[i]) ?? []) if (!tree.includes(c)) tree.push(c)
+    for (const c of children.get(tree[i].pid) ?? []) {
+      if (seen.has(c)) continue
+      seen.add(c)
+      tree.push({ pid: c, start: procs.get(c)?.start })
+    }
   }
   return tree
 }
 
-/** SIGKILL each of `pids` (listed earlier with [`processTree`]; Windows: `taskkill /T /F`). Never throws. */
-export function killPids(pids: readonly number[]): void {
-  for (const p of pids) {
-    if (!Number.isInteger(p) || p <= 0 || p === process.pid) continue
+/**
+ * SIGKILL each listed process that still runs (Windows: `taskkill /T /F`). A pid whose start time
+ * changed since it was listed belongs to another process now and is left alone. Never throws.
+ */
+export function killPids(procs: readonly ProcessRef[]): void {
+  for (const { pid, start } of procs) {
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue
     if (process.platform === 'win32') {
-      spawnSync('taskkill', ['/pid', String(p), '/T', '/F'], { stdio: 'ignore', timeout: 5_000 })
+      spawnSync('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', timeout: 5_000 })
       continue
     }
+    if (start !== undefined && statOf(pid)?.start !== start) continue
     try {
-      process.kill(p, 'SIGKILL')
+      process.kill(pid, 'SIGKILL')
     } catch {
       // already gone
     }

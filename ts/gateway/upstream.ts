@@ -5,7 +5,7 @@
  */
 import type { GatewaySettings, UpstreamConfig } from './config'
 import type { Logger } from './log'
-import { killPids, killTree, processTree } from './processTree'
+import { killPids, killTree, processTree, type ProcessRef } from './processTree'
 import { loadSdk } from './sdk'
 
 /** The most tools/list pages read from one server (an endless cursor stops here, with a warning). */
@@ -307,7 +307,7 @@ export class Upstream {
   }
 
   /** A stdio transport's process and its descendants, listed now (empty for HTTP). */
-  private treeOf(transport: any): number[] {
+  private treeOf(transport: any): ProcessRef[] {
     const pid = transport?.pid
     return typeof pid === 'number' && this.live.has(transport) ? processTree(pid) : []
   }
