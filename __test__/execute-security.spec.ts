@@ -35,6 +35,7 @@ function target(name = 'mcp__github__create_issue', extra: Record<string, unknow
 }
 
 const ctx = (...tools: ToolLike[]) => ({ options: { tools } })
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const allow = mock(async () => ({ behavior: 'allow' }))
 const deny = mock(async () => ({ behavior: 'deny', message: 'user said no' }))
 
@@ -383,6 +384,47 @@ describe('options.names and options.discovered', () => {
     }
     const t = target('x')
     await expect(executeTool({ tool_name: 'x', params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, coreTools: 'xyz' as any })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
+    expect(t.call).not.toHaveBeenCalled()
+  })
+
+  test('requireDiscovered counts as set for any value but false or absent (1, "true", {}, null)', async () => {
+    for (const requireDiscovered of [1, 'true', {}, null]) {
+      const t = target('mcp__req__t')
+      await refused(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: requireDiscovered as any }), 'not_discovered', t)
+    }
+  })
+
+  test('an endless coreTools iterable is E_TOO_LARGE, not an exhausted heap', async () => {
+    const endless = {
+      *[Symbol.iterator]() {
+        for (let i = 0; ; i++) yield `core_${i}`
+      },
+    }
+    const t = target('mcp__endless__t')
+    await expect(executeTool({ tool_name: t.name, params: { title: 'x' } }, ctx(t), allow, undefined, undefined, { requireDiscovered: true, coreTools: endless })).rejects.toMatchObject({ code: 'E_TOO_LARGE' })
+    expect(t.call).not.toHaveBeenCalled()
+  }, 30_000)
+
+  test('a tool removed while its last isEnabled check is pending does not run', async () => {
+    const tools: ToolLike[] = []
+    const t = target('mcp__gone__t', {
+      isEnabled: async () => {
+        await sleep(30)
+        return true
+      },
+      // The tool asks the host, whose prompt is where the list changes.
+      checkPermissions: async () => ({ behavior: 'passthrough' }),
+    })
+    tools.push(t)
+    const context = { options: { tools } }
+    // The host approves; while the final isEnabled is pending, it drops the tool from its list.
+    const prompt = mock(async () => {
+      setTimeout(() => tools.splice(0), 10)
+      return { behavior: 'allow' }
+    })
+    const out = await executeTool({ tool_name: t.name, params: { title: 'x' } }, context, prompt, undefined, undefined, {})
+    expect(prompt).toHaveBeenCalledTimes(1)
+    expect(out.refused as string | undefined).toBe('not_found')
     expect(t.call).not.toHaveBeenCalled()
   })
 

@@ -11,6 +11,7 @@ import { describeError, fieldOrUndefined, readField, readOwn } from './safeRead'
 import { findToolNamed, type Found } from './lookup'
 import { ToolIndexCache } from './cache'
 import { MAX_TIMER_MS } from './config'
+import { stringList } from './input'
 import { toolSearch, type ToolSearchSession } from './toolSearch'
 import type { ToolLike } from './types'
 
@@ -284,19 +285,15 @@ export async function executeTool(
   const target = found.name
   if (aborted()) return refuse(target, 'denied', `The call to "${target}" was aborted before it ran.`)
 
-  // 2. discovered (an unreadable requireDiscovered counts as set: doubt stops)
+  // 2. discovered (only an absent or `false` requireDiscovered turns the check off: an
+  // unreadable one, or `1`, `'true'`, `{}`, counts as set; doubt stops)
   const required = readField<unknown>(options, 'requireDiscovered')
-  if (!required.ok || required.value === true) {
+  if (!required.ok || (required.value !== undefined && required.value !== false)) {
     const coreTools = fieldOrUndefined<Iterable<string>>(options, 'coreTools')
     let core: ReadonlySet<string> = CORE_TOOLS
     if (coreTools !== undefined) {
-      // A string would spread into characters: every one-letter tool would count as core.
-      if (typeof coreTools !== 'object' || coreTools === null) throw invalidArg('executeTool: options.coreTools must be an iterable of names')
-      try {
-        core = new Set([...coreTools].filter((n) => typeof n === 'string'))
-      } catch {
-        throw invalidArg('executeTool: options.coreTools must be an iterable of names')
-      }
+      // A string is refused (it would spread into characters: every one-letter tool would be core).
+      core = new Set(stringList(coreTools, 'executeTool: options.coreTools'))
     }
     if (isDeferred(tool, core, target) && !wasDiscovered(target, options)) {
       return refuse(
@@ -352,8 +349,10 @@ export async function executeTool(
     callInput = again.value
   }
 
-  // 6. still the tool that was checked: while the checks were pending the host may have
-  // replaced its list, removed the tool, renamed it or disabled it.
+  // 6. still enabled, and still the tool that was checked: while the checks were pending the
+  // host may have replaced its list, removed the tool, renamed it or disabled it. The list is
+  // read after the last wait, so nothing can change it between this look and the call.
+  if (!(await enabled())) return refuse(target, 'disabled', `Tool "${target}" was disabled while the call was being checked.`)
   let now: Found | undefined
   try {
     now = findToolNamed(readToolList(context), name)
@@ -363,7 +362,6 @@ export async function executeTool(
   if (!now || now.tool !== tool || now.name !== target) {
     return refuse(target, 'not_found', `Tool "${target}" is no longer available: the tool list changed while the call was being checked.`)
   }
-  if (!(await enabled())) return refuse(target, 'disabled', `Tool "${target}" was disabled while the call was being checked.`)
   if (aborted()) return refuse(target, 'denied', `The call to "${target}" was aborted before it ran.`)
 
   // 7. call

@@ -68,12 +68,22 @@ export function checkCallback(fn: unknown, what: string): void {
   if (typeof fn !== 'function') throw invalidArg(`${what}: the callback must be a function, got ${typeName(fn)}`)
 }
 
-/** A list of names: an iterable (not a string) of strings, copied. */
+/**
+ * A list of names: an iterable (not a string) of strings, copied. An iterable that yields more
+ * than `LIMITS.toolCount` names (an endless generator) is `E_TOO_LARGE`, not an exhausted heap.
+ */
 export function stringList(v: Iterable<string>, what: string): string[] {
   if (v === null || typeof v !== 'object' || typeof (v as Iterable<string>)[Symbol.iterator] !== 'function') {
     throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
   }
-  const out = readingInput(what, () => [...v])
+  const out = readingInput(what, () => {
+    const names: string[] = []
+    for (const s of v) {
+      if (names.length >= LIMITS.toolCount) throw new ToolIndexError('E_TOO_LARGE', `${what} holds more than ${LIMITS.toolCount} names`)
+      names.push(s)
+    }
+    return names
+  })
   for (const s of out) if (typeof s !== 'string') throw invalidArg(`${what} must hold only strings, got ${typeName(s)}`)
   return out
 }
