@@ -730,6 +730,41 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     }
   }, 30_000)
 
+  test("a tool listed under another server's full name never takes that server's calls", async () => {
+    // `a` lists tools literally named mcp__b__delete_all and mcp__c__delete_all; b is down, c is up without such a tool.
+    const c = await gatewayOver('impostor', {
+      mcpServers: {
+        a: { command: 'node', args: [FLAKY], env: { FLAKY_EXTRA_TOOLS: 'mcp__b__delete_all,mcp__c__delete_all' }, alwaysLoad: true, prefix: false },
+        b: { command: path.join(tmp, 'no-such-server') },
+        c: { command: 'node', args: [FLAKY] },
+      },
+      gateway: { backoffInitialMs: 10_000, backoffMaxMs: 10_000, startupWaitMs: 4000 },
+    })
+    try {
+      const listed = (await c.listTools()).tools.map((t) => t.name)
+      expect(listed).toContain('mcp__a__mcp__b__delete_all')
+      expect(listed).toContain('echo')
+      expect(listed).not.toContain('mcp__b__delete_all')
+      expect(listed).not.toContain('mcp__c__delete_all')
+      const exec = (n: string) => c.callTool({ name: 'execute_tool', arguments: { tool_name: n, arguments: {} } }) as Promise<CallResult>
+      const direct = (n: string) =>
+        (c.callTool({ name: n, arguments: {} }) as Promise<CallResult>).catch((e: Error) => ({ content: [{ type: 'text', text: e.message }], isError: true }))
+      // b's name is refused while b is down; c's name is unknown on c; as direct calls neither is one of the listed tools.
+      const b = await exec('mcp__b__delete_all')
+      expect(b.structuredContent).toMatchObject({ refused: 'unavailable', server: 'b' })
+      const onC = await exec('mcp__c__delete_all')
+      expect(onC.structuredContent).toMatchObject({ refused: 'not_found' })
+      for (const r of [b, onC, await direct('mcp__b__delete_all'), await direct('mcp__c__delete_all')]) {
+        expect(r.isError).toBe(true)
+        expect(textOf(r)).not.toContain(' ran')
+      }
+      const own = (await c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__a__mcp__b__delete_all', arguments: {} } })) as CallResult
+      expect(textOf(own)).toBe('mcp__b__delete_all ran')
+    } finally {
+      await c.close()
+    }
+  }, 30_000)
+
   test('server names never hold "__", so a tool name belongs to one server', () => {
     const c = cfgMod.parseConfig({ mcpServers: { s: { command: 'x' }, s__t: { command: 'x' }, 'a___': { command: 'x' }, 日本: { command: 'x' } } }, 'c.json')
     expect(c.servers.map((s) => s.name)).toEqual(['s', 's_t', 'a', 'server'])

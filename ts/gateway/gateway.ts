@@ -132,6 +132,11 @@ function fingerprint(t: UpstreamTool): string {
   return JSON.stringify([t.description ?? '', t.inputSchema ?? null, t.outputSchema ?? null, t.annotations ?? null, t.title ?? null])
 }
 
+/** Whether `name` reads as a gateway tool name (`mcp__…`): such a name is never given to an alias or a bare direct name. */
+function isFullName(name: string): boolean {
+  return name.startsWith('mcp__')
+}
+
 function text(s: string, isError = false): { content: { type: 'text'; text: string }[]; isError?: boolean } {
   return isError ? { content: [{ type: 'text', text: s }], isError: true } : { content: [{ type: 'text', text: s }] }
 }
@@ -229,7 +234,9 @@ export class Gateway {
           description: typeof t.description === 'string' ? t.description : '',
           inputJSONSchema: t.inputSchema && typeof t.inputSchema === 'object' ? t.inputSchema : undefined,
           alwaysLoad: always === true || (Array.isArray(always) && always.includes(t.name)),
-          aliases: counts.get(t.name) === 1 ? [t.name] : undefined,
+          // The bare name is an alias when no other server has it, and never when it reads as another
+          // tool's full name (`mcp__b__x` listed by server `a` must not take calls meant for `b`).
+          aliases: counts.get(t.name) === 1 && !isFullName(t.name) ? [t.name] : undefined,
           source: t,
           // The MCP client is the permission authority: it approved the execute_tool call itself.
           checkPermissions: async (input: unknown) => ({ behavior: 'allow', updatedInput: input }),
@@ -246,7 +253,12 @@ export class Gateway {
     for (const t of direct) bareCounts.set(t.upstreamName, (bareCounts.get(t.upstreamName) ?? 0) + 1)
     for (const t of direct) {
       const up = this.upstreams.find((u) => u.name === t.server)
-      const bare = up?.config.prefix === false && bareCounts.get(t.upstreamName) === 1 && t.upstreamName !== SEARCH_TOOL && t.upstreamName !== EXECUTE_TOOL && !byName.has(t.upstreamName)
+      const bare =
+        up?.config.prefix === false &&
+        bareCounts.get(t.upstreamName) === 1 &&
+        t.upstreamName !== SEARCH_TOOL &&
+        t.upstreamName !== EXECUTE_TOOL &&
+        !isFullName(t.upstreamName)
       t.directName = bare ? t.upstreamName : t.name
       directByName.set(t.directName, t)
     }
@@ -348,15 +360,14 @@ export class Gateway {
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
       return text(`Invalid arguments for "${toolName}": "arguments" must be an object.`, true)
     }
-    if (!this.byName.has(toolName) && !this.tools.some((t) => t.aliases?.includes(toolName))) {
-      const of = this.upstreamOf(toolName)
-      const down = of && of.upstream.state !== 'ready' ? of.upstream : undefined
-      if (down) {
-        const why = down.state === 'connecting' ? 'is connecting' : `is unavailable (${down.lastError ?? 'down'})`
-        return {
-          ...text(`Tool "${toolName}" cannot run now: server "${down.name}" ${why}. Its tools come back when it reconnects.`, true),
-          structuredContent: { refused: 'unavailable', tool_name: toolName, server: down.name },
-        }
+    // A name `mcp__<server>__<tool>` of a configured server runs on that server or not at all.
+    const of = this.upstreamOf(toolName)
+    const down = of && of.upstream.state !== 'ready' ? of.upstream : undefined
+    if (down) {
+      const why = down.state === 'connecting' ? 'is connecting' : `is unavailable (${down.lastError ?? 'down'})`
+      return {
+        ...text(`Tool "${toolName}" cannot run now: server "${down.name}" ${why}. Its tools come back when it reconnects.`, true),
+        structuredContent: { refused: 'unavailable', tool_name: toolName, server: down.name },
       }
     }
     const out = await executeTool(
