@@ -276,6 +276,7 @@ function behaviour(mode: string, h: () => Harness) {
     const r = await exec('mcp__flaky__crash', {})
     expect(r.isError).toBe(true)
     expect(textOf(r)).toMatch(/closed the connection/)
+    expect(r.structuredContent).toMatchObject({ failed: 'connection_closed', tool_name: 'mcp__flaky__crash', server: 'flaky' })
     const s = await search('echo a message', 10)
     expect(s.structuredContent.matches.some((m: any) => m.server === 'flaky')).toBe(false)
     expect(s.structuredContent.unavailable_servers.map((u: any) => u.server)).toContain('flaky')
@@ -295,6 +296,7 @@ function behaviour(mode: string, h: () => Harness) {
     const r = await exec('mcp__flaky__freeze', {})
     expect(r.isError).toBe(true)
     expect(textOf(r)).toMatch(/did not answer .* within its deadline/)
+    expect(r.structuredContent).toMatchObject({ failed: 'timeout', tool_name: 'mcp__flaky__freeze', server: 'flaky' })
     expect(Date.now() - t0).toBeLessThan(10_000)
     await until('the hang to be detected', async () => /hung: no answer to ping/.test(h().stderr()), 10_000)
     await until('flaky to reconnect after the hang', async () => (await search('select:mcp__flaky__echo')).structuredContent.matches.length === 1, 20_000)
@@ -760,6 +762,30 @@ describe('gateway: process trees, the first tools/list, server names', () => {
       }
       const own = (await c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__a__mcp__b__delete_all', arguments: {} } })) as CallResult
       expect(textOf(own)).toBe('mcp__b__delete_all ran')
+    } finally {
+      await c.close()
+    }
+  }, 30_000)
+
+  test("an upstream's JSON-RPC error reaches the client with its own code, message and data", async () => {
+    const c = await gatewayOver('rpc-error', {
+      mcpServers: { rpc: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'rpc-error' }, alwaysLoad: true } },
+    })
+    try {
+      for (const call of [
+        () => c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__rpc__rpc_fail', arguments: {} } }),
+        () => c.callTool({ name: 'mcp__rpc__rpc_fail', arguments: {} }),
+      ]) {
+        const e = (await call().then(
+          () => undefined,
+          (err: unknown) => err,
+        )) as { code: number; message: string; data: unknown }
+        expect(e).toBeDefined()
+        expect(e.code).toBe(-32042)
+        // The client's SDK adds its prefix once; the upstream's message follows it unchanged.
+        expect(e.message).toBe('MCP error -32042: custom failure')
+        expect(e.data).toEqual({ why: 'x' })
+      }
     } finally {
       await c.close()
     }

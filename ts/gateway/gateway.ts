@@ -137,6 +137,18 @@ function isFullName(name: string): boolean {
   return name.startsWith('mcp__')
 }
 
+/**
+ * An upstream's JSON-RPC error as this gateway sends it on: same code and data, and the upstream's
+ * own message (the SDK client puts "MCP error <code>: " before it; the client's SDK adds that again).
+ */
+function upstreamRpcError(e: unknown): unknown {
+  const err = e as { code?: unknown; message?: unknown; data?: unknown } | null
+  if (!err || typeof err !== 'object' || typeof err.code !== 'number' || typeof err.message !== 'string') return e
+  const prefix = `MCP error ${err.code}: `
+  const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message
+  return Object.assign(new Error(message), { code: err.code, ...(err.data !== undefined ? { data: err.data } : {}) })
+}
+
 function text(s: string, isError = false): { content: { type: 'text'; text: string }[]; isError?: boolean } {
   return isError ? { content: [{ type: 'text', text: s }], isError: true } : { content: [{ type: 'text', text: s }] }
 }
@@ -240,7 +252,7 @@ export class Gateway {
           source: t,
           // The MCP client is the permission authority: it approved the execute_tool call itself.
           checkPermissions: async (input: unknown) => ({ behavior: 'allow', updatedInput: input }),
-          call: (input, ctx, _c, _p, onProgress) => this.forward(u, t.name, input, ctx, onProgress),
+          call: (input, ctx, _c, _p, onProgress) => this.forward(u, t.name, name, input, ctx, onProgress),
         }
         tools.push(tool)
         byName.set(name, tool)
@@ -278,12 +290,19 @@ export class Gateway {
     }
   }
 
-  private async forward(u: Upstream, tool: string, input: unknown, ctx: CallContext, onProgress?: ProgressFn): Promise<unknown> {
+  /**
+   * Run `tool` on `u`. A call the upstream never answered comes back as an `isError` result whose
+   * `structuredContent.failed` says why (`unavailable`, `timeout`, `connection_closed`); a JSON-RPC
+   * error from the upstream is passed on with its own code, message and data.
+   */
+  private async forward(u: Upstream, tool: string, name: string, input: unknown, ctx: CallContext, onProgress?: ProgressFn): Promise<unknown> {
     try {
       return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta })
     } catch (e) {
-      if (e instanceof UpstreamUnavailableError) return text(`${e.message}`, true)
-      throw e
+      if (e instanceof UpstreamUnavailableError) {
+        return { ...text(e.message, true), structuredContent: { failed: e.reason, tool_name: name, server: u.name, message: e.message } }
+      }
+      throw upstreamRpcError(e)
     }
   }
 

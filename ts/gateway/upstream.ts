@@ -34,9 +34,18 @@ export interface UpstreamEvents {
   onTools(up: Upstream): void
 }
 
+/** Why a call got no answer from its upstream: down before it, past its deadline, or the connection closed during it. */
+export type UpstreamFailure = 'unavailable' | 'timeout' | 'connection_closed'
+
 /** Why a request to an upstream failed without an answer from it. */
 export class UpstreamUnavailableError extends Error {
   readonly code = 'E_UPSTREAM_UNAVAILABLE'
+  constructor(
+    message: string,
+    readonly reason: UpstreamFailure = 'unavailable',
+  ) {
+    super(message)
+  }
 }
 
 function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
@@ -283,11 +292,11 @@ export class Upstream {
       if (opts.signal?.aborted) throw e
       if (err?.code === sdk.types.ErrorCode.RequestTimeout) {
         void this.checkAlive(gen)
-        throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`)
+        throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
       if (err?.code === sdk.types.ErrorCode.ConnectionClosed || gen !== this.generation) {
         this.down(gen, `the connection closed during tools/call "${name}"`)
-        throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`)
+        throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`, 'connection_closed')
       }
       throw e
     } finally {
