@@ -532,6 +532,11 @@ describe('gateway config and command line', () => {
       [{ mcpServers: { a: { command: 'node', type: 'websocket' } } }, /mcpServers\.a\.type "websocket" is not a transport/],
       [{ mcpServers: { a: { command: 'node', url: 'http://127.0.0.1:1/mcp' } } }, /both "command" and "url"/],
       [{ mcpServers: { a: { command: 'node', disabled: 'true' } } }, /mcpServers\.a\.disabled must be true or false/],
+      [{ mcpServers: { a: { command: 'node', cwd: 5 } } }, /mcpServers\.a\.cwd must be a string/],
+      [{ mcpServers: { a: { command: 'node', type: 5 } } }, /mcpServers\.a\.type must be a string/],
+      [{ mcpServers: { a: { command: ['node'] } } }, /mcpServers\.a\.command must be a string/],
+      [{ mcpServers: { a: { url: 'file:///etc/passwd' } } }, /mcpServers\.a\.url must be an http: or https: URL, not file:/],
+      [{ mcpServers: { a: { type: 'sse', url: 'data:text/plain,x' } } }, /not data:/],
     ]
     for (const [data, re] of bad) {
       let err: unknown

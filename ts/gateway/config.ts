@@ -123,6 +123,9 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
     let name = normalizeServerName(key)
     for (let i = 2; taken.has(name); i++) name = `${normalizeServerName(key)}_${i}`
     taken.add(name)
+    for (const field of ['type', 'transport', 'cwd', 'command', 'url'] as const) {
+      if (s[field] !== undefined && typeof s[field] !== 'string') throw new ConfigError(`${where}.${field} must be a string`)
+    }
     const type = typeof s.type === 'string' ? s.type : typeof s.transport === 'string' ? s.transport : undefined
     if (type !== undefined && !KNOWN_TYPES.has(type)) throw new ConfigError(`${where}.type "${type}" is not a transport (known: ${[...KNOWN_TYPES].join(', ')})`)
     if (typeof s.command === 'string' && typeof s.url === 'string') throw new ConfigError(`${where} has both "command" and "url": give one`)
@@ -142,6 +145,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       } catch {
         throw new ConfigError(`${where}.url is not a valid URL: ${s.url}`)
       }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${where}.url must be an http: or https: URL, not ${url.protocol}`)
       const headers = stringMap(s.headers, `${where}.headers`)
       if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env)
       servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad, prefix })
