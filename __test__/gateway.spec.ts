@@ -719,12 +719,23 @@ describe('gateway: process trees, the first tools/list, server names', () => {
 
   test('a direct (alwaysLoad) tool of a server that is down answers unavailable, not an unknown-tool error', async () => {
     const c = await gatewayOver('direct-down', {
-      mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'crash'] } },
+      mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['echo', 'typed_echo', 'crash'] } },
       gateway: { backoffInitialMs: 10_000, backoffMaxMs: 10_000 },
     })
     try {
       const ok = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 'hi' } })) as CallResult
       expect(ok.isError).toBeFalsy()
+      // Listing makes the client keep each direct tool's outputSchema and check results against it.
+      expect((await c.listTools()).tools.find((t) => t.name === 'mcp__flaky__typed_echo')?.outputSchema).toBeDefined()
+      const typed = (await c.callTool({ name: 'mcp__flaky__typed_echo', arguments: { text: 'hi' } })) as CallResult
+      expect(typed.structuredContent).toEqual({ echoed: 'hi' })
+      // A refusal of a tool with an outputSchema is its text alone: its fields would fail the client's schema check.
+      const bad = (await c.callTool({ name: 'mcp__flaky__typed_echo', arguments: { text: 5 } })) as CallResult
+      expect(bad.isError).toBe(true)
+      expect(bad.structuredContent).toBeUndefined()
+      expect(textOf(bad)).toMatch(/Invalid parameters/)
+      const badUntyped = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 5 } })) as CallResult
+      expect(badUntyped.structuredContent).toMatchObject({ refused: 'invalid_params', tool_name: 'mcp__flaky__echo' })
       await c.callTool({ name: 'mcp__flaky__crash', arguments: {} })
       const down = (await until('flaky to be down', async () => {
         const r = (await c.callTool({ name: 'mcp__flaky__echo', arguments: { text: 'hi' } })) as CallResult
@@ -732,6 +743,9 @@ describe('gateway: process trees, the first tools/list, server names', () => {
       }, 5_000)) as CallResult
       expect(down.isError).toBe(true)
       expect(textOf(down)).toMatch(/server "flaky" is unavailable/)
+      const typedDown = (await c.callTool({ name: 'mcp__flaky__typed_echo', arguments: { text: 'hi' } })) as CallResult
+      expect(typedDown.isError).toBe(true)
+      expect(textOf(typedDown)).toMatch(/server "flaky" is unavailable/)
     } finally {
       await c.close()
     }
@@ -767,6 +781,20 @@ describe('gateway: process trees, the first tools/list, server names', () => {
       }
       const own = (await c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__a__mcp__b__delete_all', arguments: {} } })) as CallResult
       expect(textOf(own)).toBe('mcp__b__delete_all ran')
+    } finally {
+      await c.close()
+    }
+  }, 30_000)
+
+  test('execute_tool without a string tool_name or with non-object arguments is refused invalid_params', async () => {
+    const c = await gatewayOver('bad-exec', { mcpServers: { flaky: { command: 'node', args: [FLAKY] } } })
+    try {
+      for (const args of [{ tool_name: 5 }, { tool_name: '' }, { tool_name: 'mcp__flaky__echo', arguments: [] }, { tool_name: 'mcp__flaky__echo', arguments: 'x' }]) {
+        const r = (await c.callTool({ name: 'execute_tool', arguments: args })) as CallResult
+        expect(r.isError).toBe(true)
+        expect(r.structuredContent).toMatchObject({ refused: 'invalid_params' })
+        expect(typeof r.structuredContent.message).toBe('string')
+      }
     } finally {
       await c.close()
     }

@@ -149,6 +149,19 @@ function upstreamRpcError(e: unknown): unknown {
   return Object.assign(new Error(message), { code: err.code, ...(err.data !== undefined ? { data: err.data } : {}) })
 }
 
+/** Results the gateway made itself (refusals, failures), as opposed to an upstream's own results. */
+const MADE = new WeakSet<object>()
+
+/**
+ * A result the gateway made: `isError`, the message as text, and `fields` (a stable `refused` or
+ * `failed` code, the tool, the message) as `structuredContent`.
+ */
+function gatewayError(message: string, fields: Record<string, unknown>): Record<string, unknown> {
+  const r = { ...text(message, true), structuredContent: { ...fields, message } }
+  MADE.add(r)
+  return r
+}
+
 function text(s: string, isError = false): { content: { type: 'text'; text: string }[]; isError?: boolean } {
   return isError ? { content: [{ type: 'text', text: s }], isError: true } : { content: [{ type: 'text', text: s }] }
 }
@@ -162,6 +175,8 @@ export class Gateway {
   readonly cache = new ToolIndexCache()
   private byName = new Map<string, GatewayTool>()
   private directByName = new Map<string, GatewayTool>()
+  /** Direct names ever listed with an outputSchema: a client may still check a call's result against it. */
+  private typedDirect = new Set<string>()
   private prints = new Map<string, string>()
   private directKey = ''
   private readonly servers = new Set<any>()
@@ -273,6 +288,7 @@ export class Gateway {
         !isFullName(t.upstreamName)
       t.directName = bare ? t.upstreamName : t.name
       directByName.set(t.directName, t)
+      if (t.source.outputSchema !== undefined) this.typedDirect.add(t.directName)
     }
     this.directByName = directByName
     // The index cache follows tool names; a tool whose text changed under the same name needs a rebuild.
@@ -300,7 +316,7 @@ export class Gateway {
       return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta })
     } catch (e) {
       if (e instanceof UpstreamUnavailableError) {
-        return { ...text(e.message, true), structuredContent: { failed: e.reason, tool_name: name, server: u.name, message: e.message } }
+        return gatewayError(e.message, { failed: e.reason, tool_name: name, server: u.name })
       }
       throw upstreamRpcError(e)
     }
@@ -375,19 +391,22 @@ export class Gateway {
     extra: { signal?: AbortSignal; onProgress?: ProgressFn; onLog?: LogFn; meta?: Record<string, unknown> } = {},
   ): Promise<Record<string, unknown>> {
     await this.waitStartup()
-    if (typeof toolName !== 'string' || !toolName) return text(`${EXECUTE_TOOL} needs "tool_name": a tool name from ${SEARCH_TOOL}.`, true)
+    if (typeof toolName !== 'string' || !toolName) {
+      return gatewayError(`${EXECUTE_TOOL} needs "tool_name": a tool name from ${SEARCH_TOOL}.`, { refused: 'invalid_params', tool_name: null })
+    }
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-      return text(`Invalid arguments for "${toolName}": "arguments" must be an object.`, true)
+      return gatewayError(`Invalid arguments for "${toolName}": "arguments" must be an object.`, { refused: 'invalid_params', tool_name: toolName })
     }
     // A name `mcp__<server>__<tool>` of a configured server runs on that server or not at all.
     const of = this.upstreamOf(toolName)
     const down = of && of.upstream.state !== 'ready' ? of.upstream : undefined
     if (down) {
       const why = down.state === 'connecting' ? 'is connecting' : `is unavailable (${down.lastError ?? 'down'})`
-      return {
-        ...text(`Tool "${toolName}" cannot run now: server "${down.name}" ${why}. Its tools come back when it reconnects.`, true),
-        structuredContent: { refused: 'unavailable', tool_name: toolName, server: down.name },
-      }
+      return gatewayError(`Tool "${toolName}" cannot run now: server "${down.name}" ${why}. Its tools come back when it reconnects.`, {
+        refused: 'unavailable',
+        tool_name: toolName,
+        server: down.name,
+      })
     }
     const out = await executeTool(
       { tool_name: toolName, params: args ?? {} },
@@ -404,10 +423,7 @@ export class Gateway {
     )
     if (out.refused) {
       const message = out.message ?? 'refused'
-      return {
-        ...text(message, true),
-        structuredContent: { refused: out.refused, tool_name: out.tool_name, message, ...(out.suggestions?.length ? { suggestions: out.suggestions } : {}) },
-      }
+      return gatewayError(message, { refused: out.refused, tool_name: out.tool_name, ...(out.suggestions?.length ? { suggestions: out.suggestions } : {}) })
     }
     return out.result as Record<string, unknown>
   }
@@ -498,6 +514,12 @@ export class Gateway {
       if (t || this.isDirectName(name)) {
         const r = await this.execute(t ? t.name : name, args, session, fwd)
         await sent
+        // A client checks a direct tool's structuredContent against the tool's outputSchema, which a
+        // refusal's fields would fail: there the refusal is its text alone.
+        if (MADE.has(r) && (t ? t.source.outputSchema !== undefined : this.typedDirect.has(name))) {
+          const { structuredContent: _s, ...plain } = r
+          return plain
+        }
         return r
       }
       throw Object.assign(new Error(`Unknown tool: ${name}. Use ${SEARCH_TOOL} and ${EXECUTE_TOOL}.`), { code: T.ErrorCode.InvalidParams })
