@@ -824,6 +824,27 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     }
   }, 30_000)
 
+  test('a storm of list_changed notices costs two listings, not one per notice', async () => {
+    const file = path.join(tmp, 'storm.json')
+    fs.writeFileSync(file, JSON.stringify({ mcpServers: { flaky: { command: 'node', args: [FLAKY], alwaysLoad: ['storm'] } } }))
+    const transport = new StdioClientTransport({ command: 'node', args: [CLI, 'serve', '--config', file], stderr: 'pipe' })
+    let stderr = ''
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
+    const c = new Client({ name: 'storm-test', version: '1' })
+    await c.connect(transport)
+    try {
+      const r = (await c.callTool({ name: 'mcp__flaky__storm', arguments: { count: 200 } })) as CallResult
+      expect(textOf(r)).toBe('sent 200')
+      const relisted = () => stderr.split('tool list changed').length - 1
+      await until('a listing after the storm', async () => relisted() > 0)
+      await sleep(1000)
+      expect(relisted()).toBeGreaterThanOrEqual(1)
+      expect(relisted()).toBeLessThanOrEqual(2)
+    } finally {
+      await c.close()
+    }
+  }, 30_000)
+
   test('server names never hold "__", so a tool name belongs to one server', () => {
     const c = cfgMod.parseConfig({ mcpServers: { s: { command: 'x' }, s__t: { command: 'x' }, 'a___': { command: 'x' }, 日本: { command: 'x' } } }, 'c.json')
     expect(c.servers.map((s) => s.name)).toEqual(['s', 's_t', 'a', 'server'])

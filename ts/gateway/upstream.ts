@@ -64,6 +64,8 @@ const VERSION = '0.1.0'
 export class Upstream {
   state: UpstreamState = 'connecting'
   tools: UpstreamTool[] = []
+  /** The listing running after list_changed, and whether another notice came during it. */
+  private refreshing: { gen: number; again: boolean } | undefined
   /** The last failure, while unavailable. */
   lastError: string | undefined
   /** When the next reconnect is due (ms since epoch), while unavailable. */
@@ -147,7 +149,7 @@ export class Upstream {
       for (const l of this.logListeners) l(n.params)
     })
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
-      if (gen === this.generation) void this.refresh(gen)
+      if (gen === this.generation) this.requestRefresh(gen)
     })
     this.client = client
     this.transport = transport
@@ -200,7 +202,28 @@ export class Upstream {
     return out
   }
 
-  /** Re-list after `notifications/tools/list_changed`. */
+  /**
+   * Re-list after `notifications/tools/list_changed`, one listing at a time: notices that come
+   * during a listing ask for one more after it, so a storm of them costs two listings, and an
+   * older list never lands after a newer one.
+   */
+  private requestRefresh(gen: number): void {
+    const running = this.refreshing
+    if (running && running.gen === gen) {
+      running.again = true
+      return
+    }
+    const run = { gen, again: false }
+    this.refreshing = run
+    void (async () => {
+      do {
+        run.again = false
+        await this.refresh(gen)
+      } while (run.again && gen === this.generation && this.state === 'ready')
+      if (this.refreshing === run) this.refreshing = undefined
+    })()
+  }
+
   private async refresh(gen: number): Promise<void> {
     try {
       const tools = await this.listAll(this.client)
