@@ -557,7 +557,13 @@ describe('gateway config and command line', () => {
     expect(none.status).toBe(2)
     expect(none.stderr).toContain('--config FILE is required')
     expect(run(['--config', 'x.json', '--http', 'abc']).status).toBe(2)
-    expect(run(['--config', 'x.json', '--token', 't']).stderr).toContain('--host and --token need --http')
+    expect(run(['--config', 'x.json', '--token', 't']).stderr).toContain('--host, --token and --max-sessions need --http')
+    expect(run(['--config', 'x.json', '--max-sessions', '5']).status).toBe(2)
+    for (const n of ['0', '1.5', 'many', '1e9']) {
+      const r = run(['--config', 'x.json', '--http', '0', '--max-sessions', n])
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain('--max-sessions takes a whole number')
+    }
     const missing = run(['--config', path.join(tmp, 'does-not-exist.json')])
     expect(missing.status).toBe(1)
     expect(missing.stderr).toContain('cannot read config')
@@ -596,6 +602,59 @@ describe('gateway in process (library API)', () => {
 })
 
 describe('gateway HTTP sessions', () => {
+  test('past maxSessions a new session closes the one idle the longest; with none idle it gets 503', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
+    const served = await gw.serveHttp(g, { port: 0, log: quiet, maxSessions: 2 })
+    const clients: Client[] = []
+    try {
+      await g.start()
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+      const initialize = async () => {
+        const r = await fetch(served.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        })
+        await r.text()
+        return { status: r.status, sid: r.headers.get('mcp-session-id') }
+      }
+      const ping = async (sid: string) => {
+        const r = await fetch(served.url, {
+          method: 'POST',
+          headers: { ...headers, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+        })
+        await r.text()
+        return r.status
+      }
+      const a = await initialize()
+      await sleep(20)
+      const b = await initialize()
+      await sleep(20)
+      const c = await initialize()
+      expect([a.status, b.status, c.status]).toEqual([200, 200, 200])
+      expect(await ping(a.sid!)).toBe(404)
+      expect(await ping(b.sid!)).toBe(200)
+      expect(await ping(c.sid!)).toBe(200)
+      // SDK clients keep a stream open, so their sessions are never idle: a third is refused.
+      for (let i = 0; i < 2; i++) {
+        const client = new Client({ name: `busy-${i}`, version: '1' })
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url)))
+        clients.push(client)
+      }
+      for (const client of clients) expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_tools')
+      await sleep(300)
+      expect((await initialize()).status).toBe(503)
+      for (const client of clients) expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_tools')
+    } finally {
+      for (const client of clients) await client.close().catch(() => {})
+      await served.close()
+      await g.close()
+    }
+  }, 20_000)
+
   test('a session idle past sessionIdleMs is closed: its id then gets 404', async () => {
     const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
     const quiet = gw.stderrLogger({ write: () => {} })

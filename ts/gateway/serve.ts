@@ -11,12 +11,13 @@ import { stderrLogger, type Logger } from './log'
 import { loadSdk } from './sdk'
 
 /** Usage text of `tool-index serve`. */
-export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] [--host HOST] [--token TOKEN] [--json-logs] [--verbose]
+export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] [--host HOST] [--token TOKEN] [--max-sessions N] [--json-logs] [--verbose]
 
   --config FILE   an mcpServers config (Claude Desktop / Cursor format)
   --http PORT     serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 = any free port)
   --host HOST     the address to bind with --http (default 127.0.0.1)
   --token TOKEN   require "Authorization: Bearer TOKEN" (default: env TOOL_INDEX_GATEWAY_TOKEN)
+  --max-sessions N  with --http, at most N sessions at once (default 1000; the one idle the longest makes room)
   --scoring MODE  enhanced (default) or compat
   --json-logs     log one JSON object a line on stderr
   --verbose       also log upstream servers' stderr`
@@ -47,12 +48,29 @@ export async function serveHttp(
     log: Logger
     /** A session with no request open for this long is closed (default 30 min). */
     sessionIdleMs?: number
+    /**
+     * At most this many sessions at once (default 1,000). A new one closes the session idle the
+     * longest (no request or stream open); when every session is busy it gets HTTP 503.
+     */
+    maxSessions?: number
   },
 ): Promise<HttpGateway> {
   const sdk = loadSdk()
   const host = opts.host ?? '127.0.0.1'
   const sessions = new Map<string, { transport: any; server: any; open: number; lastSeen: number }>()
   const idleMs = opts.sessionIdleMs ?? 30 * 60_000
+  const maxSessions = opts.maxSessions ?? 1000
+  /** Make room for one more session: close the one idle the longest; false when none is idle. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < maxSessions) return true
+    let oldest: [string, { transport: any; lastSeen: number }] | undefined
+    for (const [id, s] of sessions) if (s.open === 0 && (!oldest || s.lastSeen < oldest[1].lastSeen)) oldest = [id, s]
+    if (!oldest) return false
+    sessions.delete(oldest[0])
+    opts.log.log('debug', 'session', `HTTP session ${oldest[0]} closed to make room (${maxSessions} sessions)`, { session: oldest[0] })
+    void oldest[1].transport.close().catch(() => {})
+    return true
+  }
   const sweep = setInterval(
     () => {
       const now = Date.now()
@@ -96,6 +114,11 @@ export async function serveHttp(
       if (typeof sid === 'string') {
         res.writeHead(404, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
+        return
+      }
+      if (!makeRoom()) {
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Too many sessions: all ${maxSessions} are in use` }, id: null }))
         return
       }
       const transport = new sdk.StreamableHTTPServerTransport({
@@ -155,6 +178,7 @@ export async function runServe(argv: string[]): Promise<number> {
         http: { type: 'string' },
         host: { type: 'string' },
         token: { type: 'string' },
+        'max-sessions': { type: 'string' },
         scoring: { type: 'string' },
         'json-logs': { type: 'boolean' },
         verbose: { type: 'boolean' },
@@ -181,7 +205,13 @@ export async function runServe(argv: string[]): Promise<number> {
   if (values.http !== undefined) {
     port = Number(values.http)
     if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--http takes a port number (0-65535)')
-  } else if (values.host !== undefined || values.token !== undefined) return fail('--host and --token need --http')
+  } else if (values.host !== undefined || values.token !== undefined || values['max-sessions'] !== undefined) {
+    return fail('--host, --token and --max-sessions need --http')
+  }
+  const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions'])
+  if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 1_000_000)) {
+    return fail('--max-sessions takes a whole number from 1 to 1000000')
+  }
   const log = stderrLogger({ json: values['json-logs'] === true, level: values.verbose ? 'debug' : 'info' })
   let config
   try {
@@ -214,7 +244,7 @@ export async function runServe(argv: string[]): Promise<number> {
   if (port !== undefined) {
     let served: HttpGateway
     try {
-      served = await serveHttp(gateway, { port, host: values.host as string | undefined, token, log })
+      served = await serveHttp(gateway, { port, host: values.host as string | undefined, token, log, maxSessions })
     } catch (e) {
       return fail(`cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${(e as Error).message}`, 1)
     }
