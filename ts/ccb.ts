@@ -4,10 +4,23 @@
  * its ExecuteExtraTool.
  */
 import type { ExecuteToolOutput } from './executeTool'
-import { readOwn } from './safeRead'
+import { CCB_TOOL_NAMES, SEED_TOOL_NAMES } from './presets'
+import { readField, readOwn } from './safeRead'
 
-/** The line `formatToolSearchResult` writes and this module reads back. */
-const DISCOVERED_LINE = /^Found \d+ deferred tool\(s\): (.+)\.$/gm
+/**
+ * The line `formatToolSearchResult` writes first and this module reads back. Only a result's
+ * first line counts: a tool description or a file shown further down cannot pass for it.
+ */
+const DISCOVERED_LINE = /^Found \d+ deferred tool\(s\): (.+)\.$/
+
+/** Options of `extractDiscoveredToolNames`. */
+export interface ExtractDiscoveredOptions {
+  /**
+   * The search tool's names (default `ToolSearch` and `SearchExtraTools`). A tool result whose
+   * `tool_use` the conversation shows under another name is not read.
+   */
+  searchToolNames?: Iterable<string>
+}
 
 /** Messages and blocks looked at, at most (a conversation is far smaller). */
 const MAX_MESSAGES = 100_000
@@ -24,16 +37,41 @@ function addNames(out: Set<string>, names: unknown): void {
 }
 
 function addFromText(out: Set<string>, text: string): void {
-  for (const m of text.matchAll(DISCOVERED_LINE)) {
-    for (const name of m[1].split(',')) {
-      const n = name.trim()
-      if (n) out.add(n)
-    }
+  const end = text.indexOf('\n')
+  const m = DISCOVERED_LINE.exec(end < 0 ? text : text.slice(0, end))
+  if (!m) return
+  for (const name of m[1].split(',')) {
+    const n = name.trim()
+    if (n) out.add(n)
   }
 }
 
-function addFromToolResult(out: Set<string>, block: unknown): void {
+/** `tool_use` id → tool name, from the assistant messages. */
+function toolUses(messages: unknown[], n: number): Map<string, unknown> {
+  const uses = new Map<string, unknown>()
+  for (let i = 0; i < n; i++) {
+    let msg: unknown
+    try {
+      msg = messages[i]
+    } catch {
+      continue
+    }
+    if (own(msg, 'type') !== 'assistant') continue
+    const content = own(own(msg, 'message'), 'content')
+    if (!Array.isArray(content)) continue
+    for (const block of content.slice(0, MAX_BLOCKS)) {
+      const id = own(block, 'id')
+      if (own(block, 'type') === 'tool_use' && typeof id === 'string') uses.set(id, own(block, 'name'))
+    }
+  }
+  return uses
+}
+
+function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, unknown>, search: ReadonlySet<string>): void {
   if (own(block, 'type') !== 'tool_result') return
+  // The result of a call the conversation shows going to another tool is that tool's output.
+  const id = own(block, 'tool_use_id')
+  if (typeof id === 'string' && uses.has(id) && !search.has(uses.get(id) as string)) return
   const content = own(block, 'content')
   if (typeof content === 'string') return addFromText(out, content)
   if (!Array.isArray(content)) return
@@ -51,15 +89,21 @@ function addFromToolResult(out: Set<string>, block: unknown): void {
 
 /**
  * The tools the model has discovered in a ccb conversation: names the search tool returned
- * (its text result's `Found N deferred tool(s): …` line, or `tool_reference` blocks from older
- * sessions), names a compact boundary carried over (`compactMetadata.preCompactDiscoveredTools`),
- * and names a deferred-tools-delta attachment announced (`attachment.addedNames`). Malformed
- * messages are skipped; nothing here throws.
+ * (the `Found N deferred tool(s): …` first line of its text result, or `tool_reference` blocks
+ * from older sessions), names a compact boundary carried over
+ * (`compactMetadata.preCompactDiscoveredTools`), and names a deferred-tools-delta attachment
+ * announced (`attachment.addedNames`). A tool result is read unless the conversation shows its
+ * `tool_use` going to a tool other than the search tool. Malformed messages are skipped, options
+ * that throw when read discover nothing, and nothing here throws.
  */
-export function extractDiscoveredToolNames(messages: unknown): Set<string> {
+export function extractDiscoveredToolNames(messages: unknown, options?: ExtractDiscoveredOptions): Set<string> {
   const out = new Set<string>()
   if (!Array.isArray(messages)) return out
   const n = Math.min(messages.length, MAX_MESSAGES)
+  const search = searchNames(options)
+  // Options that cannot be read discover nothing: a doubt about discovery is a refusal.
+  if (!search) return out
+  const uses = toolUses(messages, n)
   for (let i = 0; i < n; i++) {
     let msg: unknown
     try {
@@ -76,10 +120,32 @@ export function extractDiscoveredToolNames(messages: unknown): Set<string> {
     } else if (type === 'user') {
       const content = own(own(msg, 'message'), 'content')
       if (!Array.isArray(content)) continue
-      for (const block of content.slice(0, MAX_BLOCKS)) addFromToolResult(out, block)
+      for (const block of content.slice(0, MAX_BLOCKS)) addFromToolResult(out, block, uses, search)
     }
   }
   return out
+}
+
+/** The search tool's names: the option's strings (one string is one name), else the two defaults; undefined when the option cannot be read. */
+function searchNames(options: ExtractDiscoveredOptions | undefined): ReadonlySet<string> | undefined {
+  const names = new Set<string>()
+  try {
+    const read = readField<unknown>(options, 'searchToolNames')
+    if (!read.ok) return undefined
+    const given = read.value
+    if (typeof given === 'string') names.add(given)
+    else if (given !== undefined && given !== null && typeof given === 'object' && Symbol.iterator in given) {
+      let seen = 0
+      for (const name of given as Iterable<unknown>) {
+        if (typeof name === 'string') names.add(name)
+        if (++seen >= MAX_BLOCKS) break
+      }
+    }
+  } catch {
+    return undefined
+  }
+  if (names.size === 0) for (const name of [SEED_TOOL_NAMES.search, CCB_TOOL_NAMES.search]) names.add(name)
+  return names
 }
 
 /** Why an ExecuteExtraTool call did not run, kept beside ccb's result shape. */

@@ -52,7 +52,7 @@ export {
   type ExecuteToolOptions,
   type ExecuteToolRefusal,
 } from './executeTool'
-export { extractDiscoveredToolNames, toExtraToolResult, type ExtraToolResult, type ExecuteRefusal } from './ccb'
+export { extractDiscoveredToolNames, toExtraToolResult, type ExtractDiscoveredOptions, type ExtraToolResult, type ExecuteRefusal } from './ccb'
 export { MAX_INPUT_DEPTH, MAX_INPUT_NODES } from './validate'
 export { searchToolPrompt, executeToolPrompt, executeToolDescription } from './prompts'
 
