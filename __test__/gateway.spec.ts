@@ -763,6 +763,24 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     expect(left).toBe(true)
   }, 30_000)
 
+  test('a server whose wrapper exits at once, leaving its child running (sh -c "server & exit 1"), is killed all the same', async () => {
+    const marker = `orphan-${process.pid}-${Date.now()}`
+    const c = await gatewayOver('orphan', {
+      mcpServers: { orphan: { command: 'sh', args: ['-c', 'node "$0" "$1" & sleep 1; exit 1', FLAKY, marker], env: { FLAKY_MODE: 'hang-init' } } },
+      gateway: { connectTimeoutMs: 8000, backoffInitialMs: 60_000, backoffMaxMs: 60_000, startupWaitMs: 500 },
+    })
+    try {
+      await until('the server to start', async () => running(marker).length > 0 || undefined, 5_000)
+      // The wrapper's exit (after 1 s, well inside the connect deadline) closes the connection; its
+      // child, re-parented by then, is no longer below it and is found by its run marker.
+      const gone = await until('the orphaned server to be killed', async () => running(marker).length === 0 || undefined, 8_000).catch(() => false)
+      expect(gone).toBe(true)
+    } finally {
+      await c.close()
+      for (const pid of running(marker)) process.kill(pid, 'SIGKILL')
+    }
+  }, 30_000)
+
   test('the first tools/list is inside the connect deadline: a server whose pages never end is named unavailable', async () => {
     const c = await gatewayOver('pager', {
       mcpServers: { pager: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'endless-pages' } } },

@@ -16,7 +16,8 @@ import { parse as shellParse } from 'shell-quote'
 import { ToolIndexError, buildToolIndex, toolSearch, type Scoring, type ToolLike } from './index'
 import { mergeWeights } from './config'
 import { runServe } from './gateway/serve'
-import { killPids, processTree } from './gateway/processTree'
+import { RUN_MARKER_VAR, killPids, newRunMarker, processTree } from './gateway/processTree'
+import { loadSdk, type Sdk } from './gateway/sdk'
 
 /** Parsed command-line arguments. */
 export interface Args {
@@ -173,19 +174,21 @@ export function splitCommand(command: string): string[] {
 
 /** Start an MCP server over stdio, list its tools, stop it. */
 async function listMcpTools(command: string): Promise<CatalogTool[]> {
-  let sdk: { Client: any; StdioClientTransport: any }
+  let sdk: Sdk
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js')
-    sdk = { Client, StdioClientTransport }
+    sdk = loadSdk()
   } catch {
     throw new InputError('--mcp needs the MCP SDK: npm install @modelcontextprotocol/sdk')
   }
   const parts = splitCommand(command)
   if (parts.length === 0) throw new UsageError('--mcp needs a command')
-  const transport = new sdk.StdioClientTransport({ command: parts[0], args: parts.slice(1), stderr: 'ignore' })
+  const marker = newRunMarker()
+  const transport = new sdk.StdioClientTransport({
+    command: parts[0],
+    args: parts.slice(1),
+    env: { ...sdk.getDefaultEnvironment(), [RUN_MARKER_VAR]: marker },
+    stderr: 'ignore',
+  })
   const client = new sdk.Client({ name: 'tool-index-cli', version: '0.1.0' }, { capabilities: {} })
   try {
     await withDeadline(client.connect(transport), 30_000, `MCP server "${command}" did not start within 30 s`)
@@ -202,7 +205,7 @@ async function listMcpTools(command: string): Promise<CatalogTool[]> {
     throw new InputError(`MCP server "${command}" failed: ${(e as Error)?.message ?? e}`)
   } finally {
     // Listed before the close: a server started through npx outlives its wrapper otherwise.
-    const tree = typeof transport.pid === 'number' ? processTree(transport.pid) : []
+    const tree = processTree(typeof transport.pid === 'number' ? transport.pid : undefined, marker)
     await client.close().catch(() => {})
     killPids(tree)
   }

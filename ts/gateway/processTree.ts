@@ -3,10 +3,25 @@
  * `uvx` or a shell script runs as a grandchild: SIGKILL to the direct child leaves the real
  * server running (and spinning, if it hung). The SDK starts servers in our own process group, so
  * the group cannot be signalled either; the descendants are found from the process table and
- * killed one by one. Synchronous, so it also runs in an `exit` handler.
+ * killed one by one. A process whose parent already exited (`sh -c "server & exit"`) is no longer
+ * below the server; where `/proc` shows environments (Linux), it is found by the run marker every
+ * started server gets in its environment and hands down. Synchronous, so it also runs in an
+ * `exit` handler.
  */
 import { spawnSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import * as fs from 'node:fs'
+
+/** The environment variable that marks the processes of one started server (inherited by their children). */
+export const RUN_MARKER_VAR = 'TOOL_INDEX_RUN'
+
+/** A new run marker: the value of `RUN_MARKER_VAR` for one started server. */
+export function newRunMarker(): string {
+  return `${process.pid}-${randomUUID()}`
+}
+
+/** Processes listed, at most (a fork bomb's table is not walked to the end). */
+const MAX_PROCESSES = 10_000
 
 /** A process as listed: its pid and, where `/proc` tells it, its start time (to spot a reused pid). */
 export interface ProcessRef {
@@ -50,8 +65,12 @@ function table(): Map<number, { ppid: number; start?: string }> {
   return out
 }
 
-/** `pid` and every process below it, parents first. */
-export function processTree(pid: number): ProcessRef[] {
+/**
+ * `pid` and every process below it, parents first; with a `marker`, also every process whose
+ * environment carries it (Linux), wherever its parent went. Without a `pid` (the server itself
+ * has exited), only those.
+ */
+export function processTree(pid: number | undefined, marker?: string): ProcessRef[] {
   const procs = table()
   const children = new Map<number, number[]>()
   for (const [child, { ppid }] of procs) {
@@ -59,16 +78,36 @@ export function processTree(pid: number): ProcessRef[] {
     if (list) list.push(child)
     else children.set(ppid, [child])
   }
-  const seen = new Set([pid])
-  const tree: ProcessRef[] = [{ pid, start: procs.get(pid)?.start }]
-  for (let i = 0; i < tree.length && tree.length < 10_000; i++) {
+  const seen = new Set<number>()
+  const tree: ProcessRef[] = []
+  if (pid !== undefined) {
+    seen.add(pid)
+    tree.push({ pid, start: procs.get(pid)?.start })
+  }
+  for (let i = 0; i < tree.length && tree.length < MAX_PROCESSES; i++) {
     for (const c of children.get(tree[i].pid) ?? []) {
       if (seen.has(c)) continue
       seen.add(c)
       tree.push({ pid: c, start: procs.get(c)?.start })
     }
   }
+  if (marker) {
+    const needle = Buffer.from(`${RUN_MARKER_VAR}=${marker}\0`)
+    for (const [p, { start }] of procs) {
+      if (seen.has(p) || p === process.pid || tree.length >= MAX_PROCESSES) continue
+      if (environHas(p, needle)) tree.push({ pid: p, start })
+    }
+  }
   return tree
+}
+
+/** Whether `/proc/<pid>/environ` holds `needle` (false where it cannot be read: another user's process, no `/proc`). */
+function environHas(pid: number, needle: Buffer): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`).includes(needle)
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -92,10 +131,11 @@ export function killPids(procs: readonly ProcessRef[]): void {
 }
 
 /**
- * SIGKILL `pid` and its descendants. The whole tree is listed before any kill: a killed
+ * SIGKILL `pid` and its descendants (and, with a `marker`, the processes that carry it). The whole tree is listed before any kill: a killed
  * parent's children would be re-parented and no longer found.
  */
-export function killTree(pid: number): void {
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return
-  killPids(processTree(pid))
+export function killTree(pid: number | undefined, marker?: string): void {
+  const valid = pid !== undefined && Number.isInteger(pid) && pid > 0 && pid !== process.pid
+  if (!valid && !marker) return
+  killPids(processTree(valid ? pid : undefined, marker))
 }

@@ -5,7 +5,7 @@
  */
 import type { GatewaySettings, UpstreamConfig } from './config'
 import type { Logger } from './log'
-import { killPids, killTree, processTree, type ProcessRef } from './processTree'
+import { RUN_MARKER_VAR, killPids, killTree, newRunMarker, processTree, type ProcessRef } from './processTree'
 import { loadSdk } from './sdk'
 
 /** The most tools/list pages read from one server (an endless cursor stops here, with a warning). */
@@ -76,6 +76,8 @@ export class Upstream {
   private transport: any
   /** stdio transports whose process may still run (killed on exit). */
   private readonly live = new Set<any>()
+  /** Each started stdio transport's run marker (in its processes' environment). */
+  private readonly markers = new WeakMap<object, string>()
   private attempt = 0
   private timer: NodeJS.Timeout | undefined
   private generation = 0
@@ -123,13 +125,15 @@ export class Upstream {
     this.log.log('info', 'connecting', `connecting (${this.describe()})${this.attempt ? `, attempt ${this.attempt + 1}` : ''}`, { server: this.name, attempt: this.attempt + 1 })
     let transport: any
     if (c.transport === 'stdio') {
+      const marker = newRunMarker()
       transport = new sdk.StdioClientTransport({
         command: c.command,
         args: c.args,
-        env: { ...sdk.getDefaultEnvironment(), ...(c.env ?? {}) },
+        env: { ...sdk.getDefaultEnvironment(), ...(c.env ?? {}), [RUN_MARKER_VAR]: marker },
         cwd: c.cwd,
         stderr: 'pipe',
       })
+      this.markers.set(transport, marker)
       transport.stderr?.on('data', (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n')) {
           if (line.trim()) this.log.log('debug', 'upstream_stderr', line, { server: this.name })
@@ -338,16 +342,18 @@ export class Upstream {
     }
   }
 
-  /** A stdio transport's process and its descendants, listed now (empty for HTTP). */
+  /** A stdio transport's process and its descendants (and the processes with its run marker), listed now (empty for HTTP). */
   private treeOf(transport: any): ProcessRef[] {
-    const pid = transport?.pid
-    return typeof pid === 'number' && this.live.has(transport) ? processTree(pid) : []
+    if (!transport || !this.live.has(transport)) return []
+    const pid = transport.pid
+    return processTree(typeof pid === 'number' ? pid : undefined, this.markers.get(transport))
   }
 
   private killTransport(transport: any): void {
-    const pid = transport?.pid
+    if (!transport) return
+    const pid = transport.pid
     // The server and whatever it started (a server run through npx is a grandchild).
-    if (typeof pid === 'number') killTree(pid)
+    killTree(typeof pid === 'number' ? pid : undefined, this.markers.get(transport))
     this.live.delete(transport)
   }
 
