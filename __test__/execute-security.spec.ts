@@ -213,6 +213,24 @@ describe('unknown and prototype-key tool names', () => {
     await refused(executeTool({ tool_name: 'Broken', params: {} }, ctx(t)), 'not_found')
   })
 
+  test('a signal or the check deadline ends the wait for suggestions (the tools\' prompts never settle)', async () => {
+    const call = mock(async () => ({}))
+    const slow = { name: 'mcp__slow__tool', prompt: () => new Promise<string>(() => {}), call } as unknown as ToolLike
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 50)
+    const t0 = Date.now()
+    const out = await executeTool({ tool_name: 'mcp__slow__tol', params: {} }, ctx(slow), allow, undefined, undefined, { signal: controller.signal })
+    expect(out.refused as string).toBe('not_found')
+    expect(out.suggestions).toEqual([])
+    // The suggestion index waits up to 5 s for each prompt; the abort at 50 ms ends it.
+    expect(Date.now() - t0).toBeLessThan(3000)
+    const t1 = Date.now()
+    const capped = await executeTool({ tool_name: 'mcp__slow__tol', params: {} }, ctx(slow), allow, undefined, undefined, { checkTimeoutMs: 100 })
+    expect(capped.refused as string).toBe('not_found')
+    expect(Date.now() - t1).toBeLessThan(3000)
+    expect(call).not.toHaveBeenCalled()
+  }, 15_000)
+
   test('aliases are not looked up on the prototype (aliases: "__proto__" string, tool named toString absent)', async () => {
     const t = target('mcp__x__aliased', { aliases: ['realAlias'] })
     await refused(executeTool({ tool_name: 'length', params: { title: 'x' } }, ctx(t), allow), 'not_found', t)
@@ -331,7 +349,7 @@ describe('discovery read back from the conversation (extractDiscoveredToolNames)
   test('a search result discovers the names of its first line', async () => {
     const tools = [target('mcp__bank__wire_money')]
     const out = await toolSearch({ query: 'select:mcp__bank__wire_money' }, { tools, coreTools: [] })
-    const block = formatToolSearchResult(out, 'toolu_1', { tools })
+    const block = formatToolSearchResult(out, 'toolu_1', { supportsToolReference: false, tools })
     expect(found([use('ToolSearch'), result(block.content)])).toEqual(['mcp__bank__wire_money'])
     expect(found([use('SearchExtraTools'), result(block.content)])).toEqual(['mcp__bank__wire_money'])
     // With no tool_use in view (a compacted conversation), the result is read as before.

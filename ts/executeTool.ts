@@ -278,7 +278,9 @@ export async function executeTool(
   const tool = found?.tool
   const call = tool ? readField<unknown>(tool, 'call') : undefined
   if (!found || !tool || !call?.ok || typeof call.value !== 'function') {
-    const suggestions = await suggest(name, tools)
+    // Suggestions index the tools (their prompts may take seconds): a signal or the check
+    // deadline ends the wait, and the refusal then comes without them.
+    const suggestions = aborted() ? [] : await within(suggest(name, tools), 'check').catch((): string[] => [])
     const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ''
     return refuse(name, 'not_found', `Tool "${name}" not found. Use ${names.search} to discover available tools.${hint}`, { suggestions })
   }
