@@ -414,6 +414,66 @@ add('buildToolIndex', [
   { name: 'includeForce [1]', run: () => buildToolIndex(TOOLS, any({ includeForce: [1] })), code: 'E_INVALID_ARG' },
   { name: 'scoring "fast"', run: () => buildToolIndex(TOOLS, any({ scoring: 'fast' })), code: 'E_INVALID_SCORING' },
   {
+    name: 'options.tuning getter throws',
+    run: () => buildToolIndex(TOOLS, any(throwing('tuning', { scoring: 'enhanced' }))),
+    code: 'E_INVALID_ARG',
+    regression: 'ts/build.ts: `options.tuning` was read outside readingInput; the getter error escaped raw (plain Error, no code)',
+  },
+  {
+    name: 'options.promptContext getter throws',
+    run: () => buildToolIndex(TOOLS, any(throwing('promptContext', {}))),
+    code: 'E_INVALID_ARG',
+    regression: 'ts/build.ts collect(): `options.promptContext` was read outside readingInput; the getter error escaped raw',
+  },
+  {
+    name: 'options.tuning.k1 getter throws',
+    run: () => buildToolIndex(TOOLS, any({ scoring: 'enhanced', tuning: throwing('k1', {}) })),
+    code: 'E_INVALID_ARG',
+    regression: 'the tuning object went to the addon as given; the getter threw inside the native call, which reported E_INTERNAL ("a bug")',
+  },
+  { name: 'options.tuning "fast"', run: () => buildToolIndex(TOOLS, any({ scoring: 'enhanced', tuning: 'fast' })), code: 'E_INVALID_ARG' },
+  { name: 'options.tuning.weights of 1e6 numbers', run: () => buildToolIndex(TOOLS, any({ scoring: 'enhanced', tuning: { weights: new Array(1e6).fill(1) } })), code: 'E_INVALID_ARG' },
+  {
+    name: 'a name getter that answers differently on its second read',
+    run: () => {
+      let reads = 0
+      const flip = { get name() { return reads++ === 0 ? 'first' : 'second' }, prompt: async () => 'flips' }
+      return buildToolIndex(any([flip, tool('second', 'the real one')]))
+    },
+    clamp: 'the name read once is the one indexed',
+    check: (v) => {
+      expect(v.names()).toEqual(['first', 'second'])
+      expect(v.get('second').description).toBe('the real one')
+    },
+    regression: 'ts/build.ts collect() read `tool.name` again after the duplicate check: the index took the second answer, and a name could slip past the check (E_DUPLICATE_NAME from the addon, or a raw TypeError when the second answer was not a string)',
+  },
+  {
+    name: 'a coreTools generator is walked once',
+    run: () => getToolIndex(TOOLS, { coreTools: (function* () { yield 'ls' })() }),
+    clamp: 'the core set holds what it yielded',
+    check: (v) => expect(v.names()).not.toContain('ls'),
+    regression: 'ts/cache.ts: the cache key walked the generator, so the build saw an empty core set and indexed "ls"',
+  },
+  {
+    name: 'Object.prototype.scoring / promptTimeoutMs / prompt polluted',
+    run: async () => {
+      const proto = Object.prototype as any
+      proto.scoring = 'fast'
+      proto.promptTimeoutMs = -1
+      proto.prompt = async () => 'from the prototype'
+      try {
+        return await buildToolIndex([{ name: 'bare', description: 'own words' } as any, tool('x', 'y')])
+      } finally {
+        delete proto.scoring
+        delete proto.promptTimeoutMs
+        delete proto.prompt
+      }
+    },
+    clamp: 'no field is read through Object.prototype',
+    check: (v) => expect(v.get('bare').description).toBe('own words'),
+    regression: 'build options and a tool\'s prompt were read through Object.prototype (E_INVALID_SCORING from a polluted `scoring`; every tool without its own prompt got the polluted one)',
+  },
+  {
     // The list is copied once by index (no array method is called on it): the trap is on an element.
     name: 'tools array whose element getter throws (Proxy)',
     run: () => buildToolIndex(any(new Proxy([tool('a')], { get: (t, k) => { if (k === '0') throw new Error('trap'); return (t as any)[k] } }))),
@@ -487,6 +547,28 @@ add('toolSearch', [
     run: () => toolSearch({ query: 'x' }, any(ctx({ coreTools: 5 }))),
     code: 'E_INVALID_ARG',
     regression: 'ts/toolSearch.ts: `[...ctx.coreTools]` on a non-iterable throws a raw TypeError',
+  },
+  { name: 'ctx.scoring getter throws', run: () => toolSearch({ query: 'x' }, any(throwing('scoring', ctx()))), code: 'E_INVALID_ARG', regression: 'ts/toolSearch.ts: `ctx.scoring` was read outside readingInput; the getter error escaped raw' },
+  { name: 'ctx.buildOptions getter throws', run: () => toolSearch({ query: 'x' }, any(throwing('buildOptions', ctx()))), code: 'E_INVALID_ARG', regression: 'ts/toolSearch.ts: `ctx.buildOptions` was spread outside readingInput; the getter error escaped raw' },
+  { name: 'ctx.buildOptions.tuning getter throws', run: () => toolSearch({ query: 'x' }, any(ctx({ scoring: 'enhanced', buildOptions: throwing('tuning', {}) }))), code: 'E_INVALID_ARG' },
+  {
+    name: 'Object.prototype.max_results / coreTools / scoring polluted',
+    run: async () => {
+      const proto = Object.prototype as any
+      proto.max_results = 0
+      proto.coreTools = ['mcp__github__create_issue']
+      proto.scoring = 'fast'
+      try {
+        return await toolSearch({ query: 'create issue' }, { tools: TOOLS })
+      } finally {
+        delete proto.max_results
+        delete proto.coreTools
+        delete proto.scoring
+      }
+    },
+    clamp: 'ToolSearch reads its own input and context only',
+    check: (v) => expect(v.matches).toContain('mcp__github__create_issue'),
+    regression: 'ts/toolSearch.ts read `input.max_results`, `ctx.coreTools` and `ctx.scoring` through Object.prototype (a polluted `max_results: 0` emptied every search)',
   },
   {
     name: 'ctx.session {} (not a ToolSearchSession)',

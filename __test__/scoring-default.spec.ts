@@ -96,7 +96,8 @@ describe('the crowd rule (opt-in)', () => {
   }
   test('a tuning object that throws while the variable is set is a coded error', async () => {
     process.env.TOOL_INDEX_ABSTAIN = 'crowd'
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no keys') } })
+    // Each field is read once through its descriptor: a trap that throws there is the hostile case.
+    const hostile = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error('no fields') } })
     await expect(buildToolIndex(crowd, { scoring: 'enhanced', tuning: hostile })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
   })
   test('the values are the documented ones, read-only, off by default', () => {

@@ -6,7 +6,7 @@
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, MAX_TIMER_MS, dropInScoring, envList, withTimeout } from './config'
-import { checkLength, checkScoring, checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, checkToolArray, copyToolArray, readBuildOptions, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
 import type { BuildOptions, Scoring, ToolLike } from './types'
@@ -18,11 +18,12 @@ import type { BuildOptions, Scoring, ToolLike } from './types'
  * otherwise. Never throws for one bad tool, as ccb's does not: a tool with an empty or oversize
  * name, or a name an earlier indexed tool has, is left out and listed in `index.skipped`.
  */
-export async function buildToolIndex(given: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+export async function buildToolIndex(given: readonly ToolLike[], givenOptions: BuildOptions = {}): Promise<ToolIndex> {
   // One read of the list: a Proxy whose length changes between reads walks no further.
   const tools = copyToolArray<ToolLike>(given, 'tools')
+  const options = readBuildOptions(givenOptions)
   const plan = planBuild(tools, options)
-  const stored = await collect(plan.indexable, tools, options)
+  const stored = await collect(plan.indexable, plan.names, tools, options)
   const state = newState(stored, plan.scoring, options.tuning)
   state.skipped = plan.skipped
   return new ToolIndex(state)
@@ -37,7 +38,7 @@ export interface Plan {
 }
 
 /**
- * Which tools to index. A tool that would be indexed but has an empty or oversize name, or a
+ * Which tools to index (`options` is a `readBuildOptions` snapshot). A tool that would be indexed but has an empty or oversize name, or a
  * name an earlier indexed tool already has, is left out and reported in `skipped` (as ccb's own
  * lookup finds the first tool of a name, the first one is kept): one bad tool never stops the
  * rest from being searched.
@@ -68,7 +69,6 @@ export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Pl
 
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
   checkToolArray(tools, 'tools')
-  if (options === null || typeof options !== 'object') throw invalidArg(`options must be an object, got ${typeName(options)}`)
   const scoring = checkScoring(options.scoring, dropInScoring())
   const names: string[] = new Array(tools.length)
   const alwaysLoad: boolean[] = new Array(tools.length)
@@ -85,16 +85,20 @@ function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
   return { names, alwaysLoad, scoring, core, exclude, force }
 }
 
-export async function collect(indices: number[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
-  const timeout = readingInput('options.promptTimeoutMs', () => options.promptTimeoutMs) ?? DEFAULT_PROMPT_TIMEOUT_MS
+/**
+ * The indexed tools' entries: `names` are the plan's (each tool's name read once, so a getter
+ * that answers differently the second time cannot slip past the duplicate check).
+ */
+export async function collect(indices: number[], names: readonly string[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
+  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
   if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0 || timeout > MAX_TIMER_MS) {
     throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
   }
   const context = options.promptContext ?? defaultPromptContext(tools)
-  const descriptions = await Promise.all(indices.map((i) => describe(tools[i], context, timeout)))
+  const descriptions = await Promise.all(indices.map((i) => describe(tools[i], i, context, timeout)))
   return indices.map((i, k) => {
     const tool = tools[i]
-    const name = tool.name
+    const name = names[i]
     const hint = readField(tool, 'searchHint', i)
     const isMcp = readField(tool, 'isMcp', i)
     let inputSchema: object | undefined
@@ -119,12 +123,14 @@ export async function collect(indices: number[], tools: readonly ToolLike[], opt
   })
 }
 
-async function describe(tool: ToolLike, context: unknown, timeoutMs: number): Promise<string> {
+async function describe(tool: ToolLike, i: number, context: unknown, timeoutMs: number): Promise<string> {
   try {
     let pending: unknown
-    if (typeof tool.prompt === 'function') pending = tool.prompt(context)
-    else if (typeof tool.description === 'string') return tool.description
-    else if (typeof tool.description === 'function') pending = tool.description({}, context)
+    const prompt: unknown = readField(tool, 'prompt', i)
+    const description: unknown = typeof prompt === 'function' ? undefined : readField(tool, 'description', i)
+    if (typeof prompt === 'function') pending = prompt.call(tool, context)
+    else if (typeof description === 'string') return description
+    else if (typeof description === 'function') pending = description.call(tool, {}, context)
     else return ''
     const value = await withTimeout(Promise.resolve(pending), timeoutMs)
     return typeof value === 'string' ? value : ''

@@ -4,7 +4,7 @@
  */
 import { invalidArg } from './errors'
 import { ENV, dropInScoring, envList } from './config'
-import { checkToolArray, copyToolArray, readToolField as readField, readingInput, stringList, typeName } from './input'
+import { checkToolArray, copyToolArray, readBuildOptions, readToolField as readField, readingInput } from './input'
 import { buildToolIndex, collect, planBuild } from './build'
 import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
 import type { BuildOptions, ToolLike } from './types'
@@ -33,9 +33,10 @@ export class ToolIndexCache {
   /** How many full builds and incremental updates this cache has done. */
   readonly stats = { builds: 0, updates: 0 }
 
-  get(given: readonly ToolLike[], options: BuildOptions = {}): Promise<ToolIndex> {
+  get(given: readonly ToolLike[], givenOptions: BuildOptions = {}): Promise<ToolIndex> {
     // One read of the list: a Proxy whose length grows after the check walks no further.
     const tools = copyToolArray<ToolLike>(given, 'tools')
+    const options = readBuildOptions(givenOptions)
     const optionsKey = optionsKeyOf(options)
     const cur = this.#line?.index?.disposed ? null : this.#line
     if (cur && cur.optionsKey === optionsKey && sameInOrder(cur, tools)) return cur.pending
@@ -149,20 +150,20 @@ async function updateState(s: State, tools: readonly ToolLike[], options: BuildO
   const wanted = new Set(plan.indexable.map((i) => nameKey(plan.names[i])))
   const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
   const added = plan.indexable.filter((i) => !s.byName.has(nameKey(plan.names[i])))
-  const stored = await collect(added, tools, options)
+  const stored = await collect(added, plan.names, tools, options)
   if (removed.length) removeNames(s, removed)
   upsertStored(s, stored)
 }
 
+/** The options a cached index must share with the request (`o` is a `readBuildOptions` snapshot). */
 function optionsKeyOf(o: BuildOptions): string {
-  if (o === null || typeof o !== 'object') throw invalidArg(`options must be an object, got ${typeName(o)}`)
-  const list = (v: Iterable<string> | undefined, what: string) => (v === undefined ? null : stringList(v, what))
   return readingInput('the options', () => JSON.stringify([
-    list(o.coreTools, 'coreTools'),
+    o.coreTools ?? null,
     o.scoring ?? dropInScoring(),
-    list(o.exclude, 'exclude'),
-    list(o.includeForce, 'includeForce'),
+    o.exclude ?? null,
+    o.includeForce ?? null,
     o.promptTimeoutMs ?? null,
+    o.tuning ?? null,
     envList(ENV.exclude),
     envList(ENV.includeForce),
   ]))

@@ -5,7 +5,7 @@
 import { ToolIndexError, invalidArg } from './errors'
 import { LIMITS } from './config'
 import { SHARED_PROTOTYPES, readField } from './safeRead'
-import type { Scoring } from './types'
+import type { BuildOptions, Scoring, Tuning } from './types'
 
 /** A short type name for messages (`null`, `array`, `NaN` told apart). */
 export function typeName(v: unknown): string {
@@ -141,4 +141,89 @@ export function copyToolArray<T = unknown>(v: unknown, what: string): T[] {
     }
   }
   return out
+}
+
+/**
+ * The named fields of an options object, read once each as every other part of the package
+ * reads (never through the shared prototypes, so a polluted `Object.prototype.scoring` is not an
+ * option), into a plain object: a throwing getter or trap is `E_INVALID_ARG` naming the field.
+ */
+export function readOptionFields<T extends object>(obj: object, keys: readonly (keyof T & string)[], what: string): Partial<T> {
+  // Every field is an own key of the snapshot, `undefined` when absent: a later read of it never
+  // falls through to a polluted prototype.
+  const out = Object.create(null) as Partial<T>
+  for (const k of keys) {
+    const r = readField(obj, k)
+    if (!r.ok) throw new ToolIndexError('E_INVALID_ARG', `reading ${what}.${k} threw: ${describe(r.error)}`, { cause: r.error })
+    out[k] = r.value as T[typeof k]
+  }
+  return out
+}
+
+/** Every `BuildOptions` field (the record makes the compiler name one that is missing). */
+const BUILD_OPTION_FIELDS: Record<keyof BuildOptions, true> = {
+  coreTools: true,
+  scoring: true,
+  exclude: true,
+  includeForce: true,
+  promptTimeoutMs: true,
+  promptContext: true,
+  tuning: true,
+}
+
+/** Every `Tuning` field. */
+const TUNING_FIELDS: Record<keyof Tuning, true> = {
+  k1: true,
+  weights: true,
+  b: true,
+  typoWeight: true,
+  lexiconWeight: true,
+  abstainCoverage: true,
+  unknownWeight: true,
+  abstainConfidence: true,
+  confidenceScale: true,
+  clauseWeight: true,
+  synonymWeight: true,
+  genericNameWeight: true,
+  quoteWeight: true,
+  crowdGap: true,
+  crowdWeight: true,
+  crowdConfidence: true,
+}
+
+/** Numbers in a tuning list (field weights), at most. */
+const MAX_TUNING_LIST = 64
+
+/**
+ * A build's options as a plain snapshot: each field read once, the name lists copied to arrays
+ * (a generator is walked once, not once per reader), the tuning copied field by field.
+ * Everything past this point reads the snapshot, never the caller's object.
+ */
+export function readBuildOptions(o: unknown, what = 'options'): BuildOptions {
+  if (o === undefined) return {}
+  if (o === null || typeof o !== 'object') throw invalidArg(`${what} must be an object, got ${typeName(o)}`)
+  const f = readOptionFields<BuildOptions>(o, Object.keys(BUILD_OPTION_FIELDS) as (keyof BuildOptions)[], what)
+  const list = (v: Iterable<string> | undefined, field: string) => (v === undefined ? undefined : stringList(v, `${what}.${field}`))
+  return Object.assign(Object.create(null) as BuildOptions, f, {
+    coreTools: list(f.coreTools, 'coreTools'),
+    exclude: list(f.exclude, 'exclude'),
+    includeForce: list(f.includeForce, 'includeForce'),
+    tuning: f.tuning === undefined || f.tuning === null ? undefined : readTuning(f.tuning, `${what}.tuning`),
+  })
+}
+
+/** A tuning object as a plain copy (lists copied); what its values mean is checked natively. */
+export function readTuning(t: unknown, what: string): Tuning {
+  if (t === null || typeof t !== 'object') throw invalidArg(`${what} must be an object, got ${typeName(t)}`)
+  const f = readOptionFields<Tuning>(t, Object.keys(TUNING_FIELDS) as (keyof Tuning)[], what)
+  for (const k of ['weights', 'b'] as const) {
+    const v: unknown = f[k]
+    if (v === undefined) continue
+    f[k] = readingInput(`${what}.${k}`, () => {
+      if (!Array.isArray(v)) throw invalidArg(`${what}.${k} must be an array of numbers, got ${typeName(v)}`)
+      if (v.length > MAX_TUNING_LIST) throw invalidArg(`${what}.${k} has ${v.length} entries; the limit is ${MAX_TUNING_LIST}`)
+      return Array.from(v as unknown[]) as number[]
+    })
+  }
+  return f
 }

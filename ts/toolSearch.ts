@@ -4,7 +4,7 @@
  */
 import { ToolIndexError, invalidArg } from './errors'
 import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
-import { copyToolArray, readingInput, stringList, typeName } from './input'
+import { copyToolArray, readBuildOptions, readOptionFields, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { byLowercasedName, isDeferredBy, toolLookup } from './lookup'
 import { fieldOrUndefined } from './safeRead'
@@ -141,15 +141,16 @@ function pendingServers(v: unknown): string[] {
 export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext): Promise<ToolSearchOutput> {
   if (input === null || typeof input !== 'object') throw invalidArg(`toolSearch: input must be an object, got ${input === null ? 'null' : typeof input}`)
   if (ctx === null || typeof ctx !== 'object') throw invalidArg('toolSearch: ctx must be an object')
-  const { query, max, tools: given, coreList, session, cacheOpt, pendingList } = readingInput('the ToolSearch input', () => ({
-    query: input.query,
-    max: input.max_results ?? DEFAULT_LIMIT,
-    tools: ctx.tools,
-    coreList: ctx.coreTools === undefined ? undefined : stringList(ctx.coreTools, 'ctx.coreTools'),
-    session: ctx.session,
-    cacheOpt: ctx.cache,
-    pendingList: pendingServers(ctx.pendingMcpServers),
-  }))
+  // Each field read once, never through Object.prototype (a polluted `max_results` or
+  // `coreTools` is not an option); a throwing getter is E_INVALID_ARG naming the field.
+  const given = readOptionFields<ToolSearchInput>(input, ['query', 'max_results'], 'input')
+  const c = readOptionFields<ToolSearchContext>(ctx, ['tools', 'pendingMcpServers', 'coreTools', 'scoring', 'session', 'cache', 'buildOptions'], 'ctx')
+  const query = given.query
+  const max = given.max_results ?? DEFAULT_LIMIT
+  const coreList = c.coreTools === undefined ? undefined : stringList(c.coreTools, 'ctx.coreTools')
+  const { session, cache: cacheOpt } = c
+  const pendingList = readingInput('ctx.pendingMcpServers', () => pendingServers(c.pendingMcpServers))
+  const buildOptions = c.buildOptions === undefined ? {} : readBuildOptions(c.buildOptions, 'ctx.buildOptions')
   if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
   if (query.length > LIMITS.queryLength) {
     throw new ToolIndexError('E_TOO_LARGE', `query is ${query.length} characters; the limit is ${LIMITS.queryLength}`)
@@ -158,7 +159,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     throw new ToolIndexError('E_INVALID_LIMIT', `max_results must be a number >= 0, got ${String(max)}`)
   }
   const maxResults = Math.trunc(max)
-  const tools = copyToolArray<ToolLike>(given, 'toolSearch: ctx.tools')
+  const tools = copyToolArray<ToolLike>(c.tools, 'toolSearch: ctx.tools')
   if (session !== undefined && !(session instanceof ToolSearchSession)) {
     throw invalidArg('toolSearch: ctx.session must be a ToolSearchSession')
   }
@@ -171,9 +172,9 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   }
   const cache = cacheOpt ?? sharedCache
   const indexPromise = cache.get(tools, {
-    ...ctx.buildOptions,
-    ...(coreOpt ?? {}),
-    scoring: ctx.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
+    ...buildOptions,
+    coreTools: coreOpt?.coreTools,
+    scoring: c.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
   })
   // Per tool list (while its names hold): the deferred count, and the tools by lowercased
   // name for the exact-name path (the native side prefers an indexed tool).
