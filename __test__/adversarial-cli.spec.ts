@@ -54,6 +54,15 @@ describe.each(['node', 'bun'] as const)('hostile --catalog under %s', (runtime) 
     }
   }, DEADLINE_MS + 5_000)
 
+  test('two tools of one name: the first is searched and shown, the second is named as left out', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ti-cat-')), 'c.json')
+    fs.writeFileSync(file, JSON.stringify({ tools: [{ name: 'a_tool', description: 'alpha widget maker' }, { name: 'a_tool', description: 'something else' }] }))
+    const r = spawnSync(runtime === 'node' ? NODE : BUN, [CLI, 'search', 'alpha widget', '--catalog', file, '--all', '--json'], { encoding: 'utf8', timeout: DEADLINE_MS })
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout).results.map((x: { name: string; description: string }) => [x.name, x.description])).toEqual([['a_tool', 'alpha widget maker']])
+    expect(r.stderr).toContain('"a_tool" left out (duplicate name)')
+  }, DEADLINE_MS + 5_000)
+
   test('an empty --catalog or --mcp is a usage error, not a search of the bundled catalog', () => {
     for (const args of [['--catalog', ''], ['--mcp', ''], ['--mcp', '  ']]) {
       const r = cli(runtime, 'search', 'read', ...args)

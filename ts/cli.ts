@@ -273,9 +273,12 @@ async function runSearch(args: Args): Promise<number> {
   const started = performance.now()
   let rows: { name: string; score?: number; description: string }[]
   let extra = ''
-  const byName = new Map(catalog.map((t) => [t.name, t]))
+  // The first tool of a name is the one indexed (a later one is skipped), so its text is shown.
+  const byName = new Map<string, CatalogTool>()
+  for (const t of catalog) if (!byName.has(t.name)) byName.set(t.name, t)
   const describe = (name: string) => byName.get(name)?.description ?? ''
   const index = await buildToolIndex(tools, { coreTools, scoring })
+  for (const s of index.skipped) process.stderr.write(`note: tool #${s.index} "${s.name}" left out (${s.reason.replace(/_/g, ' ')})\n`)
   if (args.tfidf) {
     rows = index.search(args.query, args.limit)
   } else if (/^(select|discover):/i.test(args.query)) {
