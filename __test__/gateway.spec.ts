@@ -866,6 +866,14 @@ describe('gateway: process trees, the first tools/list, server names', () => {
   test('execute_tool without a string tool_name or with non-object arguments is refused invalid_params', async () => {
     const c = await gatewayOver('bad-exec', { mcpServers: { flaky: { command: 'node', args: [FLAKY] } } })
     try {
+      // search_tools errors carry a code too, in structuredContent that fits its outputSchema (the client checks it).
+      await c.listTools()
+      for (const args of [{ query: 5 }, { query: 'x', max_results: 0 }, { query: 'x', max_results: 'many' }]) {
+        const r = (await c.callTool({ name: 'search_tools', arguments: args })) as CallResult
+        expect(r.isError).toBe(true)
+        expect(r.structuredContent.error).toMatchObject({ code: 'invalid_params' })
+        expect(r.structuredContent.matches).toEqual([])
+      }
       for (const args of [{ tool_name: 5 }, { tool_name: '' }, { tool_name: 'mcp__flaky__echo', arguments: [] }, { tool_name: 'mcp__flaky__echo', arguments: 'x' }]) {
         const r = (await c.callTool({ name: 'execute_tool', arguments: args })) as CallResult
         expect(r.isError).toBe(true)

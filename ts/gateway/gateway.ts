@@ -63,6 +63,8 @@ export interface SearchResult {
   total_tools: number
   unavailable_servers: { server: string; error: string; retry_in_ms?: number }[]
   pending_servers?: string[]
+  /** On an `isError` result: why the search did not run (`invalid_params`, or the package's error code). */
+  error?: { code: string; message: string }
 }
 
 /** Options of `Gateway`. */
@@ -109,6 +111,7 @@ const SEARCH_OUTPUT_SCHEMA = {
     total_tools: { type: 'integer' },
     unavailable_servers: { type: 'array', items: { type: 'object' } },
     pending_servers: { type: 'array', items: { type: 'string' } },
+    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] },
   },
   required: ['query', 'matches', 'total_tools', 'unavailable_servers'],
 } as const
@@ -356,6 +359,12 @@ export class Gateway {
     return res
   }
 
+  /** A search that did not run: `isError`, with `structuredContent` that still fits the output schema. */
+  private searchError(query: string, code: string, message: string): Record<string, unknown> {
+    const r: SearchResult = { query: query.slice(0, 1000), matches: [], total_tools: this.tools.length, unavailable_servers: this.unavailable(), error: { code, message } }
+    return { ...text(message, true), structuredContent: r }
+  }
+
   /** Render a search result as text for the model. */
   static formatSearch(r: SearchResult): string {
     const lines: string[] = []
@@ -492,15 +501,16 @@ export class Gateway {
       if (name === SEARCH_TOOL) {
         const query = args?.query
         const max = args?.max_results ?? 5
-        if (typeof query !== 'string') return text(`${SEARCH_TOOL} needs "query": a string.`, true)
+        if (typeof query !== 'string') return this.searchError('', 'invalid_params', `${SEARCH_TOOL} needs "query": a string.`)
         if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_RESULTS_CAP) {
-          return text(`${SEARCH_TOOL}: "max_results" must be a whole number from 1 to ${MAX_RESULTS_CAP}.`, true)
+          return this.searchError(query, 'invalid_params', `${SEARCH_TOOL}: "max_results" must be a whole number from 1 to ${MAX_RESULTS_CAP}.`)
         }
         try {
           const r = await this.search(query, max, session)
           return { content: [{ type: 'text', text: Gateway.formatSearch(r) }], structuredContent: r }
         } catch (e) {
-          return text(`${SEARCH_TOOL} failed: ${(e as Error)?.message ?? e}`, true)
+          const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'E_INTERNAL'
+          return this.searchError(query, code, `${SEARCH_TOOL} failed: ${(e as Error)?.message ?? e}`)
         }
       }
       if (name === EXECUTE_TOOL) {
