@@ -781,6 +781,27 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     }
   }, 30_000)
 
+  test.skipIf(process.platform !== 'linux' || spawnSync('setsid', ['--version']).status !== 0)(
+    'a daemon a server started (its own session, no longer below the server) outlives the stop, though it carries the run marker',
+    async () => {
+      const marker = `detached-${process.pid}-${Date.now()}`
+      const c = await gatewayOver('detached', {
+        mcpServers: { d: { command: 'sh', args: ['-c', 'setsid -f node -e "setTimeout(() => {}, 60000)" "$1"; exec node "$0"', FLAKY, marker] } },
+      })
+      try {
+        await until('the detached program to start', async () => running(marker).length > 0 || undefined, 5_000)
+        await c.listTools()
+      } finally {
+        await c.close()
+      }
+      await sleep(2000)
+      const left = running(marker)
+      for (const pid of left) process.kill(pid, 'SIGKILL')
+      expect(left.length).toBe(1)
+    },
+    30_000,
+  )
+
   test('the first tools/list is inside the connect deadline: a server whose pages never end is named unavailable', async () => {
     const c = await gatewayOver('pager', {
       mcpServers: { pager: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'endless-pages' } } },

@@ -5,8 +5,9 @@
  * the group cannot be signalled either; the descendants are found from the process table and
  * killed one by one. A process whose parent already exited (`sh -c "server & exit"`) is no longer
  * below the server; where `/proc` shows environments (Linux), it is found by the run marker every
- * started server gets in its environment and hands down. Synchronous, so it also runs in an
- * `exit` handler.
+ * started server gets in its environment and hands down, as long as it stayed in the gateway's
+ * session and process group (a program that detached on purpose is left alone). Synchronous, so
+ * it also runs in an `exit` handler.
  */
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -29,23 +30,31 @@ export interface ProcessRef {
   start?: string
 }
 
-/** One `/proc/<pid>/stat` line: parent pid and start time, or undefined when it cannot be read. */
-function statOf(pid: number): { ppid: number; start: string } | undefined {
+/** What the process table tells of a process: its parent, and where `/proc` tells them, its start time, process group and session. */
+interface ProcInfo {
+  ppid: number
+  start?: string
+  pgrp?: number
+  session?: number
+}
+
+/** One `/proc/<pid>/stat` line, or undefined when it cannot be read. */
+function statOf(pid: number | 'self'): ProcInfo | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // pid (comm) state ppid … starttime (field 22): comm may hold spaces and parentheses, so
-    // the fields are read after the last ')'.
+    // pid (comm) state ppid pgrp session … starttime (field 22): comm may hold spaces and
+    // parentheses, so the fields are read after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     const ppid = Number(fields[1])
-    return Number.isInteger(ppid) ? { ppid, start: fields[19] } : undefined
+    return Number.isInteger(ppid) ? { ppid, start: fields[19], pgrp: Number(fields[2]), session: Number(fields[3]) } : undefined
   } catch {
     return undefined
   }
 }
 
 /** Parent and start time by pid, from `/proc` (Linux) or `ps` (macOS, BSD); empty when neither answers. */
-function table(): Map<number, { ppid: number; start?: string }> {
-  const out = new Map<number, { ppid: number; start?: string }>()
+function table(): Map<number, ProcInfo> {
+  const out = new Map<number, ProcInfo>()
   try {
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue
@@ -92,10 +101,16 @@ export function processTree(pid: number | undefined, marker?: string): ProcessRe
     }
   }
   if (marker) {
+    // Only a process still in this gateway's session and process group, as a server's children
+    // are unless they detach: a program that detached on purpose (setsid: a tmux server, an
+    // agent, a daemon) keeps running even when it inherited the marker. The environment, whose
+    // read can wait on a busy process, is read only for those few.
+    const self = statOf('self')
     const needle = Buffer.from(`${RUN_MARKER_VAR}=${marker}\0`)
-    for (const [p, { start }] of procs) {
+    for (const [p, info] of procs) {
       if (seen.has(p) || p === process.pid || tree.length >= MAX_PROCESSES) continue
-      if (environHas(p, needle)) tree.push({ pid: p, start })
+      if (self?.session === undefined || info.session !== self.session || info.pgrp !== self.pgrp) continue
+      if (environHas(p, needle)) tree.push({ pid: p, start: info.start })
     }
   }
   return tree
