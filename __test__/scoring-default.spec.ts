@@ -94,6 +94,14 @@ describe('the crowd rule (opt-in)', () => {
       expect(searchTools('count the widgets please', own, 3).length).toBeGreaterThan(0)
     })
   }
+  test('an explicit tuning without the crowd fields keeps the rule the variable set (only the fields given win)', async () => {
+    process.env.TOOL_INDEX_ABSTAIN = 'crowd'
+    for (const tuning of [{}, { typoWeight: 0.5 }, { crowdGap: undefined }]) {
+      const idx = await buildToolIndex(crowd, { scoring: 'enhanced', tuning })
+      expect(searchTools('count the widgets please', idx, 3)).toEqual([])
+      expect(ToolIndex.fromEntries(crowd.map((t) => ({ name: t.name, description: t.description })), { scoring: 'enhanced', tuning }).search('count the widgets please', 3)).toEqual([])
+    }
+  })
   test('a tuning object that throws while the variable is set is a coded error', async () => {
     process.env.TOOL_INDEX_ABSTAIN = 'crowd'
     // Each field is read once through its descriptor: a trap that throws there is the hostile case.

@@ -189,7 +189,7 @@ export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
   const tuning = explicit ?? tuningFromEnv()
   if (envRaw(ENV.abstain)?.trim().toLowerCase() !== 'crowd') return tuning
   try {
-    return { ...CROWD_ABSTAIN, ...tuning }
+    return Object.assign(Object.create(null) as Tuning, CROWD_ABSTAIN, tuning)
   } catch (err) {
     throw new ToolIndexError('E_INVALID_ARG', `reading options.tuning threw: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }

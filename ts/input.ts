@@ -212,18 +212,26 @@ export function readBuildOptions(o: unknown, what = 'options'): BuildOptions {
   })
 }
 
-/** A tuning object as a plain copy (lists copied); what its values mean is checked natively. */
+/**
+ * A tuning object as a plain copy holding only the fields given (so a merge over other values,
+ * such as the crowd rule's, keeps those the caller left out), lists copied; what the values mean
+ * is checked natively.
+ */
 export function readTuning(t: unknown, what: string): Tuning {
   if (t === null || typeof t !== 'object') throw invalidArg(`${what} must be an object, got ${typeName(t)}`)
   const f = readOptionFields<Tuning>(t, Object.keys(TUNING_FIELDS) as (keyof Tuning)[], what)
-  for (const k of ['weights', 'b'] as const) {
+  const out = Object.create(null) as Record<string, unknown>
+  for (const k of Object.keys(TUNING_FIELDS) as (keyof Tuning)[]) {
     const v: unknown = f[k]
     if (v === undefined) continue
-    f[k] = readingInput(`${what}.${k}`, () => {
-      if (!Array.isArray(v)) throw invalidArg(`${what}.${k} must be an array of numbers, got ${typeName(v)}`)
-      if (v.length > MAX_TUNING_LIST) throw invalidArg(`${what}.${k} has ${v.length} entries; the limit is ${MAX_TUNING_LIST}`)
-      return Array.from(v as unknown[]) as number[]
-    })
+    out[k] =
+      k === 'weights' || k === 'b'
+        ? readingInput(`${what}.${k}`, () => {
+            if (!Array.isArray(v)) throw invalidArg(`${what}.${k} must be an array of numbers, got ${typeName(v)}`)
+            if (v.length > MAX_TUNING_LIST) throw invalidArg(`${what}.${k} has ${v.length} entries; the limit is ${MAX_TUNING_LIST}`)
+            return Array.from(v as unknown[])
+          })
+        : v
   }
-  return f
+  return out as Tuning
 }
