@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
+import * as http from 'node:http'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -650,6 +651,53 @@ describe('gateway HTTP sessions', () => {
       for (const client of clients) expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_tools')
     } finally {
       for (const client of clients) await client.close().catch(() => {})
+      await served.close()
+      await g.close()
+    }
+  }, 20_000)
+
+  test('the session cap holds against initialize bodies that come late, and a rejected request ends no session', async () => {
+    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+    const quiet = gw.stderrLogger({ write: () => {} })
+    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
+    const served = await gw.serveHttp(g, { port: 0, log: quiet, maxSessions: 2 })
+    const url = new URL(served.url)
+    const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
+    /** A POST whose headers go first and whose body follows after `lateMs`. */
+    const post = (body: string, headers: Record<string, string>, lateMs = 0) =>
+      new Promise<{ status: number; sid: string | undefined }>((resolve, reject) => {
+        const req = http.request(
+          { host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+          (res) => {
+            res.resume()
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined }))
+          },
+        )
+        req.on('error', reject)
+        req.flushHeaders()
+        setTimeout(() => req.end(body), lateMs)
+      })
+    const ping = async (sid: string) =>
+      (await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }), { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' })).status
+    try {
+      await g.start()
+      const late = await Promise.all(Array.from({ length: 6 }, () => post(INIT, {}, 300)))
+      const sids = late.filter((r) => r.status === 200).map((r) => r.sid!)
+      const alive = (await Promise.all(sids.map(ping))).filter((st) => st === 200).length
+      expect(alive).toBeLessThanOrEqual(2)
+      // At the cap with two idle sessions: requests the SDK refuses close neither of them.
+      const a = (await post(INIT, {})).sid!
+      const b = (await post(INIT, {})).sid!
+      expect([await ping(a), await ping(b)]).toEqual([200, 200])
+      const refused = [
+        await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {}),
+        await post(INIT, { 'content-type': 'text/plain' }),
+        await post(INIT, { host: 'evil.example:80' }),
+        await post('{not json', {}),
+      ]
+      for (const r of refused) expect(r.status).toBeGreaterThanOrEqual(400)
+      expect([await ping(a), await ping(b)]).toEqual([200, 200])
+    } finally {
       await served.close()
       await g.close()
     }

@@ -22,6 +22,33 @@ export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] 
   --json-logs     log one JSON object a line on stderr
   --verbose       also log upstream servers' stderr`
 
+/** The largest request body a new session's first request may have (the SDK's own limit). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/** A request's body as text, or undefined once it passes `limit` bytes (the rest is not kept). */
+function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let over = false
+    req.on('data', (chunk: Buffer) => {
+      if (over) return
+      size += chunk.length
+      if (size > limit) {
+        over = true
+        chunks.length = 0
+        resolve(undefined)
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    req.on('error', reject)
+  })
+}
+
 /** A running HTTP gateway. */
 export interface HttpGateway {
   gateway: Gateway
@@ -49,8 +76,9 @@ export async function serveHttp(
     /** A session with no request open for this long is closed (default 30 min). */
     sessionIdleMs?: number
     /**
-     * At most this many sessions at once (default 1,000). A new one closes the session idle the
-     * longest (no request or stream open); when every session is busy it gets HTTP 503.
+     * At most this many sessions at once (default 1,000), counting those being initialized. A new
+     * one closes the session idle the longest (no request or stream open) once the SDK has
+     * accepted it; when every session is busy it gets HTTP 503.
      */
     maxSessions?: number
   },
@@ -60,11 +88,19 @@ export async function serveHttp(
   const sessions = new Map<string, { transport: any; server: any; open: number; lastSeen: number }>()
   const idleMs = opts.sessionIdleMs ?? 30 * 60_000
   const maxSessions = opts.maxSessions ?? 1000
-  /** Make room for one more session: close the one idle the longest; false when none is idle. */
-  const makeRoom = (): boolean => {
-    if (sessions.size < maxSessions) return true
+  /** Initialize requests admitted and not yet turned into a session (or ended). */
+  let pending = 0
+  const idleCount = (): number => {
+    let n = 0
+    for (const s of sessions.values()) if (s.open === 0) n++
+    return n
+  }
+  /** Whether one more session fits: counting those being made, and counting idle ones as room. */
+  const hasRoom = (): boolean => sessions.size + pending - idleCount() < maxSessions
+  /** Close the session idle the longest (not `keep`); false when none is idle. */
+  const evictIdle = (keep: string): boolean => {
     let oldest: [string, { transport: any; lastSeen: number }] | undefined
-    for (const [id, s] of sessions) if (s.open === 0 && (!oldest || s.lastSeen < oldest[1].lastSeen)) oldest = [id, s]
+    for (const [id, s] of sessions) if (id !== keep && s.open === 0 && (!oldest || s.lastSeen < oldest[1].lastSeen)) oldest = [id, s]
     if (!oldest) return false
     sessions.delete(oldest[0])
     opts.log.log('debug', 'session', `HTTP session ${oldest[0]} closed to make room (${maxSessions} sessions)`, { session: oldest[0] })
@@ -116,18 +152,51 @@ export async function serveHttp(
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
         return
       }
-      if (!makeRoom()) {
+      // A new session. Its body is read here (at most MAX_BODY_BYTES), so that only an
+      // initialize request counts against maxSessions, and a slot is taken before its body could
+      // arrive late. Another session is closed to make room only once the SDK has accepted the
+      // new one (Host, Accept and content checks passed): a rejected request ends nobody's session.
+      let body: unknown
+      if (req.method === 'POST') {
+        const raw = await readBody(req, MAX_BODY_BYTES)
+        if (raw === undefined) {
+          res.once('finish', () => req.destroy())
+          res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body over ${MAX_BODY_BYTES} bytes` }, id: null }))
+          return
+        }
+        try {
+          body = JSON.parse(raw)
+        } catch {
+          res.writeHead(400, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }))
+          return
+        }
+      }
+      const initializing = Array.isArray(body) ? body.some((m) => sdk.types.isInitializeRequest(m)) : sdk.types.isInitializeRequest(body)
+      if (initializing && !hasRoom()) {
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Too many sessions: all ${maxSessions} are in use` }, id: null }))
         return
       }
+      let reserved = initializing
+      const release = () => {
+        if (reserved) pending--
+        reserved = false
+      }
+      if (reserved) pending++
+      res.once('close', release)
       const transport = new sdk.StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: loopback,
         allowedHosts: loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined,
         onsessioninitialized: (id: string) => {
+          release()
           sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() })
           opts.log.log('debug', 'session', `HTTP session ${id} opened`, { session: id })
+          while (sessions.size > maxSessions && evictIdle(id)) {
+            // one idle session closed per turn
+          }
         },
       })
       const server = gateway.createServer()
@@ -136,7 +205,7 @@ export async function serveHttp(
         void server.close().catch(() => {})
       }
       await server.connect(transport)
-      await transport.handleRequest(req, res)
+      await transport.handleRequest(req, res, body)
       if (!transport.sessionId) await server.close().catch(() => {})
     })().catch((e) => {
       opts.log.log('error', 'http_error', `HTTP request failed: ${(e as Error)?.message ?? e}`)
