@@ -448,6 +448,22 @@ add('buildToolIndex', [
     regression: 'ts/build.ts collect() read `tool.name` again after the duplicate check: the index took the second answer, and a name could slip past the check (E_DUPLICATE_NAME from the addon, or a raw TypeError when the second answer was not a string)',
   },
   {
+    name: 'coreTools / exclude a Proxy whose iterator look-up throws, or a revoked Proxy',
+    run: async () => {
+      const trap = () => new Proxy([], { get: (t, k) => { if (k === Symbol.iterator) throw new Error('iterator trap'); return Reflect.get(t, k) } })
+      const revoked = () => { const r = Proxy.revocable([], {}); r.revoke(); return r.proxy }
+      const codes: unknown[] = []
+      for (const make of [trap, revoked]) {
+        for (const options of [{ coreTools: make() }, { exclude: make() }]) codes.push(await buildToolIndex(TOOLS, any(options)).catch((e) => e.code))
+        codes.push(await toolSearch({ query: 'x' }, any({ tools: TOOLS, coreTools: make() })).catch((e) => e.code))
+      }
+      return codes
+    },
+    clamp: 'E_INVALID_ARG each time',
+    check: (v) => expect(v).toEqual(new Array(6).fill('E_INVALID_ARG')),
+    regression: 'ts/input.ts stringList read `v[Symbol.iterator]` outside readingInput: a raw TypeError once the options snapshot called it directly',
+  },
+  {
     name: 'a coreTools generator is walked once',
     run: () => getToolIndex(TOOLS, { coreTools: (function* () { yield 'ls' })() }),
     clamp: 'the core set holds what it yielded',

@@ -363,6 +363,10 @@ describe('discovery read back from the conversation (extractDiscoveredToolNames)
     ["another tool's result, as a text item", [use('Bash'), result([{ type: 'text', text: LINE }])], [], undefined],
     ["a search tool's name the host did not give", [use('ToolSearch'), result(LINE)], [], { searchToolNames: ['MySearch'] }],
     ['a host-named search tool', [use('MySearch'), result(LINE)], ['mcp__bank__wire_money'], { searchToolNames: 'MySearch' }],
+    ['a host-named search tool, names not given (only core and MCP tools are ruled out)', [use('FindTools'), result(LINE)], ['mcp__bank__wire_money'], undefined],
+    ["an MCP tool's result", [use('mcp__web__fetch'), result(LINE)], [], undefined],
+    ["WebFetch's result", [use('WebFetch'), result([{ type: 'text', text: LINE }])], [], undefined],
+    ['a search result with CRLF line ends', [use('ToolSearch'), result(`${LINE}\r\n- mcp__bank__wire_money`)], ['mcp__bank__wire_money'], undefined],
   ])('%s', (_what, messages, want, options) => {
     expect(found(messages as unknown[], options as object | undefined)).toEqual(want as string[])
   })

@@ -959,20 +959,25 @@ describe('gateway: process trees, the first tools/list, server names', () => {
       mcpServers: { rpc: { command: 'node', args: [FLAKY], env: { FLAKY_MODE: 'rpc-error' }, alwaysLoad: true } },
     })
     try {
-      for (const call of [
-        () => c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__rpc__rpc_fail', arguments: {} } }),
-        () => c.callTool({ name: 'mcp__rpc__rpc_fail', arguments: {} }),
-      ]) {
-        const e = (await call().then(
-          () => undefined,
-          (err: unknown) => err,
-        )) as { code: number; message: string; data: unknown }
-        expect(e).toBeDefined()
-        expect(e.code).toBe(-32042)
-        // The client's SDK adds its prefix once; the upstream's message follows it unchanged.
-        expect(e.message).toBe('MCP error -32042: custom failure')
-        expect(e.data).toEqual({ why: 'x' })
+      // -32000 and -32001 are also the codes of the SDK's own "connection closed" and "timed
+      // out": from the upstream they are its answer, and the server stays up.
+      for (const code of [-32042, -32000, -32001]) {
+        for (const call of [
+          () => c.callTool({ name: 'execute_tool', arguments: { tool_name: 'mcp__rpc__rpc_fail', arguments: { code } } }),
+          () => c.callTool({ name: 'mcp__rpc__rpc_fail', arguments: { code } }),
+        ]) {
+          const e = (await call().then(
+            (r) => r,
+            (err: unknown) => err,
+          )) as { code: number; message: string; data: unknown }
+          expect(e.code).toBe(code)
+          // The client's SDK adds its prefix once; the upstream's message follows it unchanged.
+          expect(e.message).toBe(`MCP error ${code}: custom failure`)
+          expect(e.data).toEqual({ why: 'x' })
+        }
       }
+      const s = (await c.callTool({ name: 'search_tools', arguments: { query: 'anything' } })) as CallResult
+      expect(s.structuredContent.unavailable_servers).toEqual([])
     } finally {
       await c.close()
     }

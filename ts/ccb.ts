@@ -4,7 +4,7 @@
  * its ExecuteExtraTool.
  */
 import type { ExecuteToolOutput } from './executeTool'
-import { CCB_TOOL_NAMES, SEED_TOOL_NAMES } from './presets'
+import { CCB_CORE_TOOLS, CCB_TOOL_NAMES, CORE_TOOLS, SEED_TOOL_NAMES } from './presets'
 import { readField, readOwn } from './safeRead'
 
 /**
@@ -16,8 +16,10 @@ const DISCOVERED_LINE = /^Found \d+ deferred tool\(s\): (.+)\.$/
 /** Options of `extractDiscoveredToolNames`. */
 export interface ExtractDiscoveredOptions {
   /**
-   * The search tool's names (default `ToolSearch` and `SearchExtraTools`). A tool result whose
-   * `tool_use` the conversation shows under another name is not read.
+   * The search tool's names. Given, a tool result whose `tool_use` the conversation shows under
+   * another name is not read. Left out, the search tool is `ToolSearch`, `SearchExtraTools` or a
+   * host's own, and the results not read are those of the other core tools (Read, Bash, WebFetch,
+   * ...) and of MCP tools (`mcp__…`), the tools that bring outside text into a conversation.
    */
   searchToolNames?: Iterable<string>
 }
@@ -37,7 +39,7 @@ function addNames(out: Set<string>, names: unknown): void {
 }
 
 function addFromText(out: Set<string>, text: string): void {
-  const end = text.indexOf('\n')
+  const end = text.search(/\r?\n|\r/)
   const m = DISCOVERED_LINE.exec(end < 0 ? text : text.slice(0, end))
   if (!m) return
   for (const name of m[1].split(',')) {
@@ -67,11 +69,25 @@ function toolUses(messages: unknown[], n: number): Map<string, unknown> {
   return uses
 }
 
-function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, unknown>, search: ReadonlySet<string>): void {
+/** The search tool's names, and whether the host gave them (else any tool but the core and MCP ones may be it). */
+interface SearchNames {
+  names: ReadonlySet<string>
+  given: boolean
+}
+
+/** Whether the result of a call to `tool` may name discovered tools. */
+function fromSearch(tool: unknown, search: SearchNames): boolean {
+  if (typeof tool !== 'string') return false
+  if (search.names.has(tool)) return true
+  if (search.given) return false
+  return !CORE_TOOLS.has(tool) && !CCB_CORE_TOOLS.has(tool) && !tool.startsWith('mcp__')
+}
+
+function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, unknown>, search: SearchNames): void {
   if (own(block, 'type') !== 'tool_result') return
   // The result of a call the conversation shows going to another tool is that tool's output.
   const id = own(block, 'tool_use_id')
-  if (typeof id === 'string' && uses.has(id) && !search.has(uses.get(id) as string)) return
+  if (typeof id === 'string' && uses.has(id) && !fromSearch(uses.get(id), search)) return
   const content = own(block, 'content')
   if (typeof content === 'string') return addFromText(out, content)
   if (!Array.isArray(content)) return
@@ -93,8 +109,8 @@ function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, u
  * from older sessions), names a compact boundary carried over
  * (`compactMetadata.preCompactDiscoveredTools`), and names a deferred-tools-delta attachment
  * announced (`attachment.addedNames`). A tool result is read unless the conversation shows its
- * `tool_use` going to a tool other than the search tool. Malformed messages are skipped, options
- * that throw when read discover nothing, and nothing here throws.
+ * `tool_use` going to a tool that is not the search tool (see `searchToolNames`). Malformed
+ * messages are skipped, options that throw when read discover nothing, and nothing here throws.
  */
 export function extractDiscoveredToolNames(messages: unknown, options?: ExtractDiscoveredOptions): Set<string> {
   const out = new Set<string>()
@@ -127,7 +143,7 @@ export function extractDiscoveredToolNames(messages: unknown, options?: ExtractD
 }
 
 /** The search tool's names: the option's strings (one string is one name), else the two defaults; undefined when the option cannot be read. */
-function searchNames(options: ExtractDiscoveredOptions | undefined): ReadonlySet<string> | undefined {
+function searchNames(options: ExtractDiscoveredOptions | undefined): SearchNames | undefined {
   const names = new Set<string>()
   try {
     const read = readField<unknown>(options, 'searchToolNames')
@@ -144,8 +160,8 @@ function searchNames(options: ExtractDiscoveredOptions | undefined): ReadonlySet
   } catch {
     return undefined
   }
-  if (names.size === 0) for (const name of [SEED_TOOL_NAMES.search, CCB_TOOL_NAMES.search]) names.add(name)
-  return names
+  if (names.size > 0) return { names, given: true }
+  return { names: new Set([SEED_TOOL_NAMES.search, CCB_TOOL_NAMES.search]), given: false }
 }
 
 /** Why an ExecuteExtraTool call did not run, kept beside ccb's result shape. */

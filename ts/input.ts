@@ -73,9 +73,9 @@ export function checkCallback(fn: unknown, what: string): void {
  * than `LIMITS.toolCount` names (an endless generator) is `E_TOO_LARGE`, not an exhausted heap.
  */
 export function stringList(v: Iterable<string>, what: string): string[] {
-  if (v === null || typeof v !== 'object' || typeof (v as Iterable<string>)[Symbol.iterator] !== 'function') {
-    throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
-  }
+  // A Proxy can throw from the iterator look-up itself (a trap, a revoked Proxy): E_INVALID_ARG.
+  const iterable = readingInput(what, () => v !== null && typeof v === 'object' && typeof (v as Iterable<string>)[Symbol.iterator] === 'function')
+  if (!iterable) throw invalidArg(`${what} must be an iterable of strings, got ${typeName(v)}`)
   const out = readingInput(what, () => {
     const names: string[] = []
     for (const s of v) {

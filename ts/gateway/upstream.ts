@@ -306,6 +306,7 @@ export class Upstream {
     const params: Record<string, unknown> = { name, arguments: args }
     if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
     if (opts.onlog) this.logListeners.add(opts.onlog)
+    const t0 = Date.now()
     try {
       return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
         signal: opts.signal,
@@ -317,11 +318,14 @@ export class Upstream {
     } catch (e) {
       const err = e as { code?: number; message?: string }
       if (opts.signal?.aborted) throw e
-      if (err?.code === sdk.types.ErrorCode.RequestTimeout) {
+      // The SDK's own deadline and a closed connection are told apart from an upstream's error
+      // with the same code (-32001, -32000 are also codes a server may answer with): the
+      // deadline has passed, or the connection's close has already taken the server down.
+      if (err?.code === sdk.types.ErrorCode.RequestTimeout && Date.now() - t0 >= this.settings.callTimeoutMs) {
         void this.checkAlive(gen)
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
-      if (err?.code === sdk.types.ErrorCode.ConnectionClosed || gen !== this.generation) {
+      if (gen !== this.generation) {
         this.down(gen, `the connection closed during tools/call "${name}"`)
         throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`, 'connection_closed')
       }
