@@ -150,7 +150,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const coreList = c.coreTools === undefined ? undefined : stringList(c.coreTools, 'ctx.coreTools')
   const { session, cache: cacheOpt } = c
   const pendingList = readingInput('ctx.pendingMcpServers', () => pendingServers(c.pendingMcpServers))
-  const buildOptions = c.buildOptions === undefined ? {} : readBuildOptions(c.buildOptions, 'ctx.buildOptions')
+  const buildOptions = c.buildOptions === undefined || c.buildOptions === null ? {} : readBuildOptions(c.buildOptions, 'ctx.buildOptions')
   if (typeof query !== 'string') throw invalidArg(`toolSearch: query must be a string, got ${typeof query}`)
   if (query.length > LIMITS.queryLength) {
     throw new ToolIndexError('E_TOO_LARGE', `query is ${query.length} characters; the limit is ${LIMITS.queryLength}`)

@@ -18,6 +18,8 @@ export const EXECUTE_TOOL = 'execute_tool'
 
 const VERSION = '0.1.0'
 const MAX_RESULTS_CAP = 50
+/** Direct names remembered as having had an outputSchema, at most. */
+const MAX_TYPED_DIRECT = 100_000
 
 /** A tool of the aggregated list: a ToolLike the package's search and execute take. */
 export interface GatewayTool extends ToolLike {
@@ -281,6 +283,8 @@ export class Gateway {
     const direct = tools.filter((t) => t.alwaysLoad)
     const bareCounts = new Map<string, number>()
     for (const t of direct) bareCounts.set(t.upstreamName, (bareCounts.get(t.upstreamName) ?? 0) + 1)
+    // Bounded: past the cap, only the names listed from now on are kept.
+    if (this.typedDirect.size > MAX_TYPED_DIRECT) this.typedDirect.clear()
     for (const t of direct) {
       const up = this.upstreams.find((u) => u.name === t.server)
       const bare =
