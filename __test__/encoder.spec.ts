@@ -244,6 +244,132 @@ describe('a host embedder (embedderFromFunction)', () => {
   })
 })
 
+describe('the semantic index under hostile input', () => {
+  // Letter-trigram counts hashed into 32 buckets: a real, crude embedding.
+  const tri = (t: string) => {
+    const v = new Array(32).fill(0)
+    const s = ` ${t.toLowerCase()} `
+    for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 961 + s.charCodeAt(i + 1) * 31 + s.charCodeAt(i + 2)) % 32] += 1
+    return v
+  }
+  const good = () => embedderFromFunction(async (texts) => texts.map(tri))
+  const codeOf = async (p: Promise<unknown> | (() => unknown)) => {
+    try {
+      await (typeof p === 'function' ? p() : p)
+      return 'ok'
+    } catch (e) {
+      return (e as { code?: string }).code ?? `uncoded ${(e as Error)?.constructor?.name}`
+    }
+  }
+
+  test.each([
+    ['a query vector of length 2**31 (checked before any copy)', () => ({ length: 2 ** 31 })],
+    ['a query vector of the wrong length', () => [1, 2, 3]],
+    ['a query vector holding NaN', () => new Array(32).fill(NaN)],
+    ['a query vector whose elements throw', () => new Proxy(new Array(32).fill(1), { get: (t, k) => (k === 'length' ? 32 : (() => { throw new Error('trap') })()) })],
+    ['no vector at all', () => null],
+  ])('%s: searchVector and searchFused reject with E_ENCODE', async (_what, query) => {
+    let calls = 0
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => (calls++ === 0 ? texts.map(tri) : [query()]) as never) })
+    await idx.ready
+    const t0 = Date.now()
+    expect(await codeOf(idx.searchVector('weather', 3))).toBe('E_ENCODE')
+    expect(await codeOf(idx.searchFused('weather', 3, { perClause: false }))).toBe('E_ENCODE')
+    expect(Date.now() - t0).toBeLessThan(5_000)
+  })
+
+  test('a bad upsert throws and changes nothing; a bad remove likewise', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: good() })
+    await idx.ready
+    for (const bad of [[{ name: '' }], [null], [{ name: 'a' }, { name: 'a' }], null, 'send_email'] as unknown[]) {
+      expect(await codeOf(() => idx.upsert(bad as never))).toMatch(/^E_(INVALID_ARG|DUPLICATE_NAME)$/)
+    }
+    expect(idx.length).toBe(TOOLS.length)
+    await idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
+    for (const bad of ['send_email', ['send_email', 42], null]) expect(await codeOf(() => idx.remove(bad as never))).toBe('E_INVALID_ARG')
+    expect(idx.length).toBe(TOOLS.length + 1)
+    expect(idx.search('send an email', 1)[0].name).toBe('send_email')
+  })
+
+  test('names come back exactly as given (a lone surrogate too), and never a removed tool', async () => {
+    let hold!: () => void
+    let holding = false
+    const emb = embedderFromFunction(async (texts) => {
+      if (holding) await new Promise<void>((r) => (hold = r))
+      return texts.map(tri)
+    })
+    const odd = 'wallet\uD800'
+    const idx = SemanticToolIndex.create([...TOOLS, { name: odd, description: 'Wallet balance' }], { embedder: emb })
+    await idx.ready
+    const names = (await idx.searchVector('wallet balance', 10)).map((h) => h.name)
+    expect(names).toContain(odd)
+    for (const n of names) expect([...TOOLS.map((t) => t.name), odd]).toContain(n)
+    // A tool removed while the query is being embedded is in neither channel.
+    holding = true
+    const pending = idx.searchFused('wallet balance', 10)
+    await new Promise((r) => setTimeout(r, 20))
+    idx.remove([odd])
+    hold()
+    expect((await pending).map((h) => h.name)).not.toContain(odd)
+  })
+
+  test('after a failed embedding, ready rejects and fused search stays lexical until the tools are embedded again', async () => {
+    let fail = true
+    const idx = SemanticToolIndex.create(TOOLS, {
+      embedder: embedderFromFunction(async (texts) => {
+        if (fail) throw Object.assign(new Error('503'), { code: 'E_UPSTREAM' })
+        return texts.map(tri)
+      }),
+    })
+    expect(await codeOf(idx.ready)).toBe('E_UPSTREAM')
+    fail = false
+    await idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
+    // The retry took the tools the failed call left without vectors.
+    expect(idx.vectorsReady).toBe(true)
+    expect(await codeOf(idx.ready)).toBe('ok')
+    expect((await idx.searchVector('weather forecast', 1))[0].name).toBe('get_weather')
+  })
+
+  test('an embedder that never answers fails after embedTimeoutMs, and later batches still run', async () => {
+    let calls = 0
+    const idx = SemanticToolIndex.create(TOOLS, {
+      embedder: embedderFromFunction((texts) => (calls++ === 0 ? new Promise<never>(() => {}) : texts.map(tri))),
+      embedTimeoutMs: 100,
+    })
+    expect(await codeOf(idx.ready)).toBe('E_ENCODE')
+    await idx.upsert([])
+    expect(idx.vectorsReady).toBe(true)
+  })
+
+  test.each([
+    ['limit -1', -1, {}, 'E_INVALID_LIMIT'],
+    ['limit NaN', NaN, {}, 'E_INVALID_LIMIT'],
+    ['candidates Infinity', 5, { candidates: Infinity }, 'E_INVALID_LIMIT'],
+    ['candidates 0', 5, { candidates: 0 }, 'E_INVALID_LIMIT'],
+    ['rrfK -1', 5, { method: 'rrf', rrfK: -1 }, 'E_INVALID_NUMBER'],
+    ['lexicalWeight NaN', 5, { lexicalWeight: NaN }, 'E_INVALID_NUMBER'],
+    ['method "best"', 5, { method: 'best' }, 'E_INVALID_ARG'],
+    ['candidates undefined (the default)', 5, { candidates: undefined }, 'ok'],
+  ])('searchFused, %s', async (_what, limit, options, want) => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: good() })
+    await idx.ready
+    expect(await codeOf(idx.searchFused('weather', limit as number, options as never))).toBe(want)
+  })
+
+  test('options are never read through Object.prototype', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction((texts) => new Promise((r) => setTimeout(() => r(texts.map(tri)), 200))) })
+    ;(Object.prototype as Record<string, unknown>).wait = true
+    try {
+      const t0 = Date.now()
+      const early = await idx.searchFused('weather forecast', 2)
+      expect(Date.now() - t0).toBeLessThan(150)
+      expect(early[0].vector).toBeUndefined()
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).wait
+    }
+  })
+})
+
 const modelDir = defaultModelDir()
 const haveAddon = localEncoderAvailable()
 const haveModel = hasModel(modelDir)

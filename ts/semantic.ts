@@ -7,9 +7,12 @@
  * the package's searches are unchanged: fusion is opt-in through this module.
  */
 import { EncoderError, type Embedder } from './encoder'
-import { native } from './errors'
-import { ToolIndex } from './index'
+import { LIMITS, MAX_TIMER_MS } from './config'
+import { ToolIndexError, invalidArg, native } from './errors'
+import { checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
+import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
+import { describeError, readField } from './safeRead'
 import type { ToolEntryInput, ToolSearchResult, Tuning } from './types'
 
 export * from './encoder'
@@ -82,10 +85,11 @@ export function abstains(
   rule: boolean | AbstainRule,
 ): boolean {
   const r = rule === true ? ABSTAIN_RULE : rule
-  if (!r || typeof r !== 'object' || candidates < 1 || whole.length < candidates) return false
+  const k = Math.floor(candidates)
+  if (!r || typeof r !== 'object' || !(k >= 1) || whole.length < k) return false
   const lex = lexical[0]?.score ?? 0
   const crowd = r.crowd === undefined ? 1 : r.crowd
-  return lex < r.lexical && best - crowd * whole[candidates - 1].score < r.gap
+  return lex < r.lexical && best - crowd * whole[k - 1].score < r.gap
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
@@ -218,30 +222,139 @@ export interface SemanticIndexOptions {
   tuning?: Tuning
   /** Fusion settings used by `searchFused` when a call gives none. */
   fusion?: FusionOptions
+  /**
+   * A call to the embedder that has not settled after this many ms per 1,000 texts (at least
+   * once this long) fails with `E_ENCODE` (default 600,000, ten times what the local encoder
+   * needs on 2 cores; 0 for none): one hung call then costs its tools their vectors (the next
+   * `upsert` retries them), not the index its vector channel for good.
+   */
+  embedTimeoutMs?: number
 }
 
+/** Default of `SemanticIndexOptions.embedTimeoutMs`. */
+export const DEFAULT_EMBED_TIMEOUT_MS = 600_000
+
 type VectorStore = InstanceType<typeof binding.NativeVectorStore>
+
+/** The longest vector an embedder may return (floats). */
+const MAX_DIM = 65_536
+
+/**
+ * One vector from an embedder, as `Float32Array` of `dim` floats (`dim` undefined: any length up to
+ * `MAX_DIM`). The length is read once and checked before anything is copied; every element must
+ * be a finite number. Anything else is `E_ENCODE`, naming `what`.
+ */
+function toVector(v: unknown, dim: number | undefined, what: string): Float32Array {
+  try {
+    if (v === null || typeof v !== 'object') throw new EncoderError('E_ENCODE', `${what} is not an array of numbers`)
+    const n: unknown = (v as ArrayLike<unknown>).length
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_DIM) {
+      throw new EncoderError('E_ENCODE', `${what} has ${String(n)} floats; expected ${dim ?? `1 to ${MAX_DIM}`}`)
+    }
+    if (dim !== undefined && n !== dim) throw new EncoderError('E_ENCODE', `${what} has ${n} floats, expected ${dim}`)
+    const out = new Float32Array(n)
+    for (let i = 0; i < n; i++) {
+      const x: unknown = (v as ArrayLike<unknown>)[i]
+      const f = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN
+      if (!Number.isFinite(f)) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite number`)
+      out[i] = f
+    }
+    return out
+  } catch (err) {
+    if (err instanceof EncoderError) throw err
+    throw new EncoderError('E_ENCODE', `reading ${what} threw: ${describeError(err)}`, { cause: err })
+  }
+}
+
+/** `n` vectors from an embedder's answer, each checked by `toVector`. */
+function toVectors(out: unknown, n: number, dim: number | undefined, what: string): Float32Array[] {
+  let list: unknown[]
+  try {
+    if (!Array.isArray(out)) throw new EncoderError('E_ENCODE', `the embedder answered ${typeName(out)}, not an array of vectors`)
+    if (out.length !== n) throw new EncoderError('E_ENCODE', `the embedder returned ${out.length} vectors for ${n} ${what}`)
+    list = Array.from({ length: n }, (_, i) => out[i])
+  } catch (err) {
+    if (err instanceof EncoderError) throw err
+    throw new EncoderError('E_ENCODE', `reading the embedder's answer threw: ${describeError(err)}`, { cause: err })
+  }
+  const first = toVector(list[0], dim, `vector 0`)
+  return [first, ...list.slice(1).map((v, i) => toVector(v, first.length, `vector ${i + 1}`))]
+}
+
+/** The fusion options of one call over the index's: fields read once, never through `Object.prototype`, and checked. */
+function readFusion(base: FusionOptions | undefined, given: unknown): Required<FusionOptions> & { wait: boolean } {
+  if (given !== undefined && (given === null || typeof given !== 'object')) throw invalidArg(`options must be an object, got ${typeName(given)}`)
+  const keys = ['method', 'lexicalWeight', 'candidates', 'rrfK', 'lexicalNorm', 'perClause', 'abstain'] as const
+  const a = base ? readOptionFields<FusionOptions>(base, keys, 'fusion') : {}
+  const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, [...keys, 'wait'], 'options') : {}
+  const o = { ...FUSION_DEFAULTS } as Required<FusionOptions> & { wait: boolean }
+  for (const k of keys) {
+    const v = b[k] !== undefined ? b[k] : a[k]
+    if (v !== undefined) (o as Record<string, unknown>)[k] = v
+  }
+  o.wait = b.wait === true
+  if (o.method !== 'weighted' && o.method !== 'rrf') throw invalidArg(`fusion method must be 'weighted' or 'rrf', got ${String(o.method)}`)
+  if (o.lexicalNorm !== 'max' && o.lexicalNorm !== 'minmax') throw invalidArg(`lexicalNorm must be 'max' or 'minmax', got ${String(o.lexicalNorm)}`)
+  if (typeof o.lexicalWeight !== 'number' || !(o.lexicalWeight >= 0 && o.lexicalWeight <= 1)) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `lexicalWeight must be a number from 0 to 1, got ${String(o.lexicalWeight)}`)
+  }
+  if (typeof o.candidates !== 'number' || !Number.isInteger(o.candidates) || o.candidates < 1 || o.candidates > LIMITS.toolCount) {
+    throw new ToolIndexError('E_INVALID_LIMIT', `candidates must be a whole number from 1 to ${LIMITS.toolCount}, got ${String(o.candidates)}`)
+  }
+  if (typeof o.rrfK !== 'number' || !Number.isFinite(o.rrfK) || o.rrfK < 0) throw new ToolIndexError('E_INVALID_NUMBER', `rrfK must be a finite number >= 0, got ${String(o.rrfK)}`)
+  if (typeof o.perClause !== 'boolean') throw invalidArg(`perClause must be true or false, got ${typeName(o.perClause)}`)
+  return o
+}
+
+/** A result limit: a number >= 0 (`Infinity` for all), truncated. */
+function checkLimit(limit: unknown): number {
+  if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) throw new ToolIndexError('E_INVALID_LIMIT', `limit must be a number >= 0, got ${String(limit)}`)
+  return Number.isFinite(limit) ? Math.trunc(limit) : LIMITS.toolCount
+}
 
 /**
  * A lexical `ToolIndex` plus a vector store of the same tools. Lexical search is ready at once;
  * the tools' vectors are computed in the background (`ready`).
+ *
+ * The store keys each tool by an id of its own (names are kept here, exactly as given), so a
+ * result always names a tool the index holds now.
  */
 export class SemanticToolIndex {
-  #entries: Map<string, ToolEntryInput>
+  #entries: Map<string, Stored>
   #lexical: ToolIndex
   #store: VectorStore | undefined
+  /** Store id of each tool, and the tool of each id; `#vectored`: ids whose vectors are stored. */
+  #idOf = new Map<string, string>()
+  #nameOf = new Map<string, string>()
+  #vectored = new Set<string>()
+  #nextId = 0
   #pending: Promise<void>
-  #ready = false
+  /** The last embedding that failed (its tools have no vectors until they are upserted again). */
   #error: unknown
   readonly #opts: SemanticIndexOptions
+  readonly #embedder: Embedder
+  readonly #timeoutMs: number
+  readonly #lexicalOptions: { scoring: 'compat' | 'enhanced'; tuning: Tuning }
 
-  private constructor(entries: readonly ToolEntryInput[], opts: SemanticIndexOptions) {
-    if (!opts || typeof opts.embedder?.embed !== 'function') throw new EncoderError('E_INVALID_ARG', 'options.embedder must be an Embedder')
-    this.#opts = opts
-    this.#entries = new Map(entries.map((e) => [e.name, e]))
-    this.#lexical = this.#buildLexical()
-    this.#pending = this.#embed([...this.#entries.values()])
-    this.#pending.catch(() => {}) // reported through `ready` and `searchFused`
+  private constructor(entries: unknown, options: unknown) {
+    if (options === null || typeof options !== 'object') throw new EncoderError('E_INVALID_ARG', 'options must be an object with an embedder')
+    const o = readOptionFields<SemanticIndexOptions>(options, ['embedder', 'scoring', 'tuning', 'fusion', 'embedTimeoutMs'], 'options')
+    const embed = o.embedder !== null && typeof o.embedder === 'object' ? readField(o.embedder, 'embed') : undefined
+    if (!embed?.ok || typeof embed.value !== 'function') throw new EncoderError('E_INVALID_ARG', 'options.embedder must be an Embedder')
+    const timeout = o.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS
+    if (typeof timeout !== 'number' || !(timeout >= 0 && timeout <= MAX_TIMER_MS)) {
+      throw new ToolIndexError('E_INVALID_NUMBER', `embedTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
+    }
+    this.#opts = o as SemanticIndexOptions
+    this.#embedder = o.embedder as Embedder
+    this.#timeoutMs = timeout
+    this.#lexicalOptions = { scoring: checkScoring(o.scoring, 'enhanced'), tuning: o.tuning ?? { abstainCoverage: 0 } }
+    if (o.fusion !== undefined) readFusion(o.fusion, undefined)
+    const list = readEntries(entries)
+    this.#entries = new Map(list.map((e) => [e.name, e]))
+    this.#lexical = this.#buildLexical(this.#entries)
+    this.#pending = this.#embed(list)
+    this.#pending.catch(() => {}) // reported through `ready`
   }
 
   /** Build from plain entries; lexical search serves at once. */
@@ -249,51 +362,79 @@ export class SemanticToolIndex {
     return new SemanticToolIndex(entries, options)
   }
 
-  #buildLexical(): ToolIndex {
-    return ToolIndex.fromEntries([...this.#entries.values()], {
-      scoring: this.#opts.scoring ?? 'enhanced',
-      tuning: this.#opts.tuning ?? { abstainCoverage: 0 },
-    })
+  /** The lexical index over `entries` (throws, changing nothing, when they cannot be indexed). */
+  #buildLexical(entries: Map<string, Stored>): ToolIndex {
+    return ToolIndex.fromEntries([...entries.values()], this.#lexicalOptions)
   }
 
-  async #embed(entries: readonly ToolEntryInput[]): Promise<void> {
-    if (entries.length === 0) {
-      this.#ready = this.#store !== undefined || this.#ready
-      return
+  /** The store id of `name`, made on first use. */
+  #id(name: string): string {
+    let id = this.#idOf.get(name)
+    if (id === undefined) {
+      id = `t${this.#nextId++}`
+      this.#idOf.set(name, id)
+      this.#nameOf.set(id, name)
     }
-    const vecs = await this.#opts.embedder.embed(entries.map(toolText))
-    if (vecs.length !== entries.length) throw new EncoderError('E_ENCODE', `embedder returned ${vecs.length} vectors for ${entries.length} tools`)
-    const dim = vecs[0]?.length ?? 0
-    if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(dim))
+    return id
+  }
+
+  /** Call the embedder with a deadline; its answer checked into `n` vectors. */
+  async #vectors(texts: string[], dim: number | undefined, what: string): Promise<Float32Array[]> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      const call = Promise.resolve().then(() => this.#embedder.embed(texts))
+      const ms = Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
+      const out =
+        ms > 0
+          ? await Promise.race([
+              call,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${texts.length} texts within ${ms} ms`)), ms)
+              }),
+            ])
+          : await call
+      return toVectors(out, texts.length, dim, what)
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+    }
+  }
+
+  async #embed(entries: readonly Stored[]): Promise<void> {
+    if (entries.length === 0) return
+    let vecs: Float32Array[]
+    try {
+      vecs = await this.#vectors(entries.map(toolText), this.#store?.dim, 'tools')
+    } catch (err) {
+      this.#error = err
+      throw err
+    }
+    if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
     const store = this.#store
-    const flat = new Float32Array(vecs.length * store.dim)
-    vecs.forEach((v, i) => {
-      if (v.length !== store.dim) throw new EncoderError('E_ENCODE', `vector ${i} has ${v.length} floats, expected ${store.dim}`)
-      flat.set(v as ArrayLike<number>, i * store.dim)
-    })
     // Skip tools removed or replaced while embedding ran.
-    const names: string[] = []
-    const keep: number[] = []
+    const ids: string[] = []
+    const rows = new Float32Array(entries.length * store.dim)
+    let j = 0
     entries.forEach((e, i) => {
-      if (this.#entries.get(e.name) === e) {
-        names.push(e.name)
-        keep.push(i)
-      }
+      if (this.#entries.get(e.name) !== e) return
+      ids.push(this.#id(e.name))
+      rows.set(vecs[i], j++ * store.dim)
     })
-    const rows = new Float32Array(keep.length * store.dim)
-    keep.forEach((i, j) => rows.set(flat.subarray(i * store.dim, (i + 1) * store.dim), j * store.dim))
-    native(() => store.upsertMany(names, rows))
-    this.#ready = true
+    native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
+    for (const id of ids) this.#vectored.add(id)
   }
 
-  /** Resolves when every tool has its vector; rejects with the embedder's error. */
+  /** Resolves when every tool has its vector; rejects with the error of an embedding that failed. */
   get ready(): Promise<void> {
-    return this.#pending
+    return this.#pending.catch(() => {}).then(() => {
+      if (!this.vectorsReady) throw this.#error ?? new EncoderError('E_ENCODE', 'some tools have no vector')
+    })
   }
 
-  /** True once the vectors of the tools added so far are stored. */
+  /** True once every tool has its vector. */
   get vectorsReady(): boolean {
-    return this.#ready && this.#error === undefined
+    // `#vectored` only ever holds ids of tools the index holds now (a removed or replaced tool's
+    // id leaves it), so equal sizes mean every tool has its vector.
+    return this.#vectored.size === this.#entries.size
   }
 
   /** The lexical index (rebuilt on `upsert`/`remove`). */
@@ -306,23 +447,47 @@ export class SemanticToolIndex {
     return this.#entries.size
   }
 
-  /** Add or replace tools; their vectors are computed in the background (see `ready`). */
+  /**
+   * Add or replace tools; their vectors are computed in the background (the promise, and
+   * `ready`), with those of any tools an earlier embedding failed for (`upsert([])` retries
+   * them). Entries that cannot be indexed throw and change nothing.
+   */
   upsert(entries: readonly ToolEntryInput[]): Promise<void> {
-    for (const e of entries) this.#entries.set(e.name, e)
-    this.#lexical = this.#buildLexical()
-    const prev = this.#pending
-    this.#pending = prev.catch(() => {}).then(() => this.#embed(entries))
-    this.#pending.catch(() => {})
-    return this.#pending
+    const list = readEntries(entries)
+    const next = new Map(this.#entries)
+    for (const e of list) next.set(e.name, e)
+    this.#lexical = this.#buildLexical(next)
+    this.#entries = next
+    for (const e of list) {
+      const id = this.#idOf.get(e.name)
+      if (id !== undefined) this.#vectored.delete(id)
+    }
+    // The batch also takes the tools an earlier, failed embedding left without vectors (so
+    // `upsert([])` retries them), as they are when it starts.
+    const batch = this.#pending
+      .catch(() => {})
+      .then(() => this.#embed([...this.#entries.values()].filter((e) => !this.#vectored.has(this.#idOf.get(e.name) ?? ''))))
+    this.#pending = batch
+    batch.catch(() => {})
+    return batch
   }
 
-  /** Remove tools by name. */
-  remove(names: readonly string[]): void {
-    for (const n of names) {
-      this.#entries.delete(n)
-      this.#store?.remove(n)
+  /** Remove tools by name (an iterable of strings; a string alone is not a list). */
+  remove(names: Iterable<string>): void {
+    const list = stringList(names, 'names')
+    const next = new Map(this.#entries)
+    for (const n of list) next.delete(n)
+    this.#lexical = this.#buildLexical(next)
+    this.#entries = next
+    for (const n of list) {
+      const id = this.#idOf.get(n)
+      if (id === undefined) continue
+      this.#idOf.delete(n)
+      this.#nameOf.delete(id)
+      this.#vectored.delete(id)
+      const store = this.#store
+      if (store) native(() => store.remove(id))
     }
-    this.#lexical = this.#buildLexical()
   }
 
   /** Lexical search only (synchronous). */
@@ -330,32 +495,62 @@ export class SemanticToolIndex {
     return this.#lexical.search(query, limit)
   }
 
+  /** Store hits as tool names, leaving out ids whose tool is gone. */
+  #named(hits: { name: string; score: number }[]): { name: string; score: number }[] {
+    const out: { name: string; score: number }[] = []
+    for (const h of hits) {
+      const name = this.#nameOf.get(h.name)
+      if (name !== undefined && this.#entries.has(name)) out.push({ name, score: h.score })
+    }
+    return out
+  }
+
   /** The `limit` tools nearest to the query by vector alone (waits for `ready`). */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
-    await this.#pending
-    const [q] = await this.#opts.embedder.embed([query])
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    const k = checkLimit(limit)
+    await this.ready
     const store = this.#store
-    if (!store || !q) return []
-    return native(() => store.search(Float32Array.from(q as ArrayLike<number>), limit))
+    if (!store || k === 0) return []
+    const [q] = await this.#vectors([query], store.dim, 'texts')
+    return this.#named(native(() => store.search(q, k)))
   }
 
   /**
-   * Fused search: lexical and vector candidates combined (see `fuse`). Until the tool vectors
-   * are ready it answers with the lexical ranking, unless `wait` is true.
+   * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
+   * vector it answers with the lexical ranking, unless `wait` is true (then it waits for `ready`).
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
-    const o = { ...FUSION_DEFAULTS, ...this.#opts.fusion, ...options }
-    if (o.wait) await this.#pending
-    const lexical = this.#lexical.search(query, o.candidates)
-    if (!this.#ready || !this.#store) {
-      return lexical.slice(0, limit).map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
-    }
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    const k = checkLimit(limit)
+    const o = readFusion(this.#opts.fusion, options)
+    if (o.wait) await this.ready
     const store = this.#store
+    if (!this.vectorsReady || !store) {
+      return this.#lexical
+        .search(query, o.candidates)
+        .slice(0, k)
+        .map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
+    }
     const texts = [query, ...(o.perClause ? queryClauses(query) : [])]
-    const qs = await this.#opts.embedder.embed(texts)
-    const lists = qs.map((q) => native(() => store.search(Float32Array.from(q as ArrayLike<number>), o.candidates)))
+    const qs = await this.#vectors(texts, store.dim, 'texts')
+    // Taken after the wait: a tool removed meanwhile is in neither list.
+    const lexical = this.#lexical.search(query, o.candidates)
+    const lists = qs.map((q) => this.#named(native(() => store.search(q, o.candidates))))
     const vector = mergeVectorHits(lists, o.candidates)
     if (abstains(lexical, lists[0] ?? [], vector[0]?.score ?? 0, o.candidates, o.abstain)) return []
-    return fuse(lexical, vector, limit, o)
+    return fuse(lexical, vector, k, o)
   }
+}
+
+/** Entries as the index keeps them: each read once and checked (`E_INVALID_ARG`, `E_TOO_LARGE`), no name twice (`E_DUPLICATE_NAME`). */
+function readEntries(entries: unknown): Stored[] {
+  const list = readingInput('the entries', () => copyToolArray<ToolEntryInput>(entries, 'entries').map(checkEntry))
+  const seen = new Set<string>()
+  for (const e of list) {
+    const key = nameKey(e.name)
+    if (seen.has(key)) throw new ToolIndexError('E_DUPLICATE_NAME', `the name ${JSON.stringify(e.name)} is given twice`)
+    seen.add(key)
+  }
+  return list
 }

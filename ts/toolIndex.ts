@@ -433,7 +433,8 @@ export function removeNames(s: State, names: string[]): number {
   return removed
 }
 
-function checkEntry(e: ToolEntryInput, i: number): Stored {
+/** Internal: one entry read once and checked (`E_INVALID_ARG`, `E_TOO_LARGE`). */
+export function checkEntry(e: ToolEntryInput, i: number): Stored {
   if (e === null || typeof e !== 'object') throw invalidArg(`entries[${i}] must be an object, got ${typeName(e)}`)
   const name = readField(e, 'name', i)
   if (typeof name !== 'string') throw invalidArg(`entries[${i}].name must be a string, got ${typeName(name)}`)
