@@ -5,7 +5,8 @@
  * `npm run build:encoder` and fetch the model with `bash scripts/fetch-model.sh`.
  */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { nativeBinding } from '../dist/index.js'
@@ -356,6 +357,29 @@ describe('the semantic index under hostile input', () => {
     expect(await codeOf(idx.searchFused('weather', limit as number, options as never))).toBe(want)
   })
 
+  test('loadLocalEncoder: bad options are E_INVALID_ARG before anything loads; none is read through Object.prototype', () => {
+    const codeOfSync = (f: () => unknown) => {
+      try {
+        f()
+        return 'ok'
+      } catch (e) {
+        return (e as { code?: string }).code
+      }
+    }
+    for (const bad of [null, { maxTokens: -1 }, { maxTokens: 2.5 }, { modelDir: 5 }, { cacheDir: true }, Object.defineProperty({}, 'modelDir', { get: () => { throw new Error('x') } })]) {
+      expect(codeOfSync(() => loadLocalEncoder(bad as never))).toBe('E_INVALID_ARG')
+    }
+    const proto = Object.prototype as Record<string, unknown>
+    proto.maxTokens = -1
+    proto.modelDir = 5
+    try {
+      expect(codeOfSync(() => loadLocalEncoder({ cacheDir: false }))).not.toBe('E_INVALID_ARG')
+    } finally {
+      delete proto.maxTokens
+      delete proto.modelDir
+    }
+  })
+
   test('options are never read through Object.prototype', async () => {
     const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction((texts) => new Promise((r) => setTimeout(() => r(texts.map(tri)), 200))) })
     ;(Object.prototype as Record<string, unknown>).wait = true
@@ -438,6 +462,39 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     const fused = await idx.searchFused('how much is 100 dollars in euros', 2)
     expect(fused[0].name).toBe('convert_currency')
     expect((await idx.searchFused('北京明天会下雨吗', 3)).length).toBeGreaterThan(0)
+  })
+
+  test('a config.json that does not fit candle\'s BERT is E_MODEL_INVALID, not an abort of the process', () => {
+    const base = JSON.parse(readFileSync(path.join(modelDir, 'config.json'), 'utf8'))
+    for (const change of [{ max_position_embeddings: 4 }, { num_attention_heads: 0 }, { num_attention_heads: 7 }, { hidden_size: 0 }]) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'ti-model-'))
+      try {
+        for (const f of ['tokenizer.json', 'model.safetensors']) symlinkSync(path.join(modelDir, f), path.join(dir, f))
+        writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...base, ...change }))
+        expect(() => loadLocalEncoder({ modelDir: dir, cacheDir: false })).toThrow(expect.objectContaining({ code: 'E_MODEL_INVALID' }))
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  })
+
+  test.skipIf(process.platform === 'win32')('a cache file that is a FIFO or a device is not read: the cache starts empty', () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ti-cache-'))
+    try {
+      const id = loadLocalEncoder({ cacheDir: false }).id
+      const file = path.join(cacheDir, `${id.replace(/[^A-Za-z0-9._@-]/g, '_')}.vec`)
+      // In a child process with a deadline: a blocking open would stop this one for good.
+      const load = `const { loadLocalEncoder } = require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'encoder.js'))}); console.log(loadLocalEncoder({ cacheDir: ${JSON.stringify(cacheDir)} }).cached)`
+      for (const make of [() => spawnSync('mkfifo', [file]), () => symlinkSync('/dev/zero', file)]) {
+        rmSync(file, { force: true })
+        make()
+        const r = spawnSync(process.execPath, ['-e', load], { encoding: 'utf8', timeout: 20_000 })
+        expect(r.signal).toBeNull()
+        expect(r.stdout.trim()).toBe('0')
+      }
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
   })
 
   test('a missing model directory is E_MODEL_NOT_FOUND', () => {

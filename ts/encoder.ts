@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { describeError, readField } from './safeRead'
 
 /** Stable codes of encoder errors. */
 export type EncoderErrorCode =
@@ -156,6 +157,27 @@ function coded(e: unknown): EncoderError {
   return new EncoderError(known.includes(code) ? code : 'E_ENCODE', m ? msg.slice(m[0].length) : msg, { cause: e })
 }
 
+/** `loadLocalEncoder`'s options, each read once and never through `Object.prototype`, checked. */
+function readLocalOptions(options: unknown): LocalEncoderOptions {
+  if (options === null || typeof options !== 'object') throw new EncoderError('E_INVALID_ARG', 'options must be an object')
+  const read = (key: keyof LocalEncoderOptions): unknown => {
+    const r = readField(options, key)
+    if (!r.ok) throw new EncoderError('E_INVALID_ARG', `reading options.${key} threw: ${describeError(r.error)}`, { cause: r.error })
+    return r.value
+  }
+  const modelDir = read('modelDir')
+  const cacheDir = read('cacheDir')
+  const maxTokens = read('maxTokens')
+  if (modelDir !== undefined && (typeof modelDir !== 'string' || !modelDir)) throw new EncoderError('E_INVALID_ARG', 'options.modelDir must be a non-empty string')
+  if (cacheDir !== undefined && cacheDir !== false && (typeof cacheDir !== 'string' || !cacheDir)) {
+    throw new EncoderError('E_INVALID_ARG', 'options.cacheDir must be a non-empty string or false')
+  }
+  if (maxTokens !== undefined && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 1 << 20)) {
+    throw new EncoderError('E_INVALID_ARG', `options.maxTokens must be a whole number from 1 to ${1 << 20}`)
+  }
+  return { modelDir, cacheDir, maxTokens } as LocalEncoderOptions
+}
+
 function checkTexts(texts: readonly string[]): string[] {
   if (!Array.isArray(texts)) throw new EncoderError('E_INVALID_ARG', 'texts must be an array of strings')
   for (const t of texts) if (typeof t !== 'string') throw new EncoderError('E_INVALID_ARG', `texts must be strings, got ${typeof t}`)
@@ -168,12 +190,13 @@ function checkTexts(texts: readonly string[]): string[] {
  * `scripts/fetch-model.sh`).
  */
 export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncoder {
+  const o = readLocalOptions(options)
   const mod = loadCompanion()
-  const dir = options.modelDir ?? defaultModelDir()
-  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? defaultCacheDir())
+  const dir = o.modelDir ?? defaultModelDir()
+  const cacheDir = o.cacheDir === false ? undefined : (o.cacheDir ?? defaultCacheDir())
   let enc: CompanionEncoder
   try {
-    enc = mod.LocalEncoder.load(dir, { maxTokens: options.maxTokens, cacheDir })
+    enc = mod.LocalEncoder.load(dir, { maxTokens: o.maxTokens, cacheDir })
   } catch (e) {
     throw coded(e)
   }

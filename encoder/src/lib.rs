@@ -37,7 +37,7 @@ pub struct LoadOptions {
 impl LocalEncoder {
     /// Load a model directory (synchronous: about 0.1 s for MiniLM-L6). Errors carry
     /// `[E_MODEL_NOT_FOUND]` or `[E_MODEL_INVALID]` at the start of the message.
-    #[napi(factory)]
+    #[napi(factory, catch_unwind)]
     pub fn load(dir: String, options: Option<LoadOptions>) -> Result<Self> {
         let max = options
             .as_ref()
@@ -82,7 +82,7 @@ impl LocalEncoder {
     }
 
     /// Embed texts on the calling thread (for tools and tests; blocks the JS thread).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn embed_sync(&self, texts: Vec<String>) -> Result<Float32Array> {
         Ok(Float32Array::new(run(
             &self.inner,
@@ -154,7 +154,11 @@ impl Task for EmbedTask {
     type JsValue = Float32Array;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        run(&self.enc, self.cache.as_ref(), &self.texts)
+        // On the thread pool a panic would abort the process: it becomes an error instead.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run(&self.enc, self.cache.as_ref(), &self.texts)
+        }))
+        .unwrap_or_else(|_| Err(Error::from_reason("[E_ENCODE] the encoder panicked")))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {

@@ -13,6 +13,26 @@ use crate::{fnv1a64, EncoderError};
 
 const MAGIC: &[u8] = b"TIVC1\n";
 
+/// The largest cache file read (about 1.3 million MiniLM vectors); a larger one is ignored.
+const MAX_FILE_BYTES: u64 = 2 << 30;
+
+/// A regular file's bytes, or `None`: a FIFO, a device or a directory is never opened (a FIFO
+/// would block the open), and a file over `limit` bytes is not read.
+fn read_regular(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > limit {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= limit).then_some(bytes)
+}
+
 /// The cache key of a text: its FNV-1a 64 hash and its byte length.
 pub fn text_key(text: &str) -> (u64, u32) {
     (
@@ -50,8 +70,7 @@ impl VectorCache {
     /// Never fails on a bad file: it starts empty instead.
     pub fn open(dir: impl AsRef<Path>, model_id: &str, dim: usize) -> Self {
         let path = dir.as_ref().join(file_name(model_id));
-        let map = std::fs::read(&path)
-            .ok()
+        let map = read_regular(&path, MAX_FILE_BYTES)
             .and_then(|b| parse(&b, model_id, dim))
             .unwrap_or_default();
         Self {
@@ -163,6 +182,25 @@ fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<HashMap<(u64, u32), Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_device_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("tivc-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join(file_name("m@1"));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if made {
+            // Opening a FIFO with no writer would block: the cache starts empty instead.
+            assert!(VectorCache::open(&dir, "m@1", 4).is_empty());
+        }
+        assert!(read_regular(Path::new("/dev/zero"), 1 << 20).is_none());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn round_trip_and_model_isolation() {

@@ -51,6 +51,66 @@ impl fmt::Display for EncoderError {
 
 impl std::error::Error for EncoderError {}
 
+/// The largest `config.json` read (a real one is under 1 KB).
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// What the encoder takes from `config.json` beyond candle's own reading.
+#[derive(Debug, PartialEq, Eq)]
+struct Shape {
+    dim: usize,
+    max_positions: usize,
+}
+
+/// The fields candle's BERT divides or sizes by, checked: a hidden size split evenly into
+/// attention heads, and at least one position. Anything else is `E_MODEL_INVALID`.
+fn check_config(v: &serde_json::Value) -> Result<Shape, EncoderError> {
+    let field = |name: &str| v.get(name).and_then(|x| x.as_u64());
+    let dim = field("hidden_size").ok_or_else(|| invalid("config.json has no hidden_size"))?;
+    let heads = field("num_attention_heads").unwrap_or(12);
+    let max_positions = field("max_position_embeddings").unwrap_or(512);
+    if dim == 0 || dim > 65_536 {
+        return Err(invalid(format!(
+            "config.json: hidden_size {dim} is not from 1 to 65536"
+        )));
+    }
+    if heads == 0 || dim % heads != 0 {
+        return Err(invalid(format!(
+            "config.json: hidden_size {dim} does not split into {heads} attention heads"
+        )));
+    }
+    if max_positions == 0 {
+        return Err(invalid("config.json: max_position_embeddings is 0"));
+    }
+    Ok(Shape {
+        dim: dim as usize,
+        max_positions: max_positions.min(1 << 20) as usize,
+    })
+}
+
+/// The truncation length: `max_tokens`, at least 8, at most the model's positions.
+fn truncation(max_tokens: usize, max_positions: usize) -> usize {
+    max_tokens.max(8).min(max_positions)
+}
+
+/// A regular file's text, refused past `limit` bytes (a FIFO or a device is never opened).
+fn read_small(path: &Path, limit: u64) -> Result<String, EncoderError> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(invalid)?;
+    if !meta.is_file() {
+        return Err(invalid(format!("{} is not a regular file", path.display())));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .map_err(invalid)?
+        .take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(invalid)?;
+    if text.len() as u64 > limit {
+        return Err(invalid(format!("{} is over {limit} bytes", path.display())));
+    }
+    Ok(text)
+}
+
 fn invalid(e: impl fmt::Display) -> EncoderError {
     EncoderError::new("E_MODEL_INVALID", e.to_string())
 }
@@ -114,21 +174,15 @@ impl Encoder {
         let tokenizer_path = file("tokenizer.json")?;
         let weights_path = file("model.safetensors")?;
 
-        let config_text = std::fs::read_to_string(&config_path).map_err(invalid)?;
+        let config_text = read_small(&config_path, MAX_CONFIG_BYTES)?;
         let config: Config = serde_json::from_str(&config_text).map_err(invalid)?;
-        let max_pos = serde_json::from_str::<serde_json::Value>(&config_text)
-            .ok()
-            .and_then(|v| v.get("max_position_embeddings").and_then(|x| x.as_u64()))
-            .unwrap_or(512) as usize;
-        let dim = serde_json::from_str::<serde_json::Value>(&config_text)
-            .ok()
-            .and_then(|v| v.get("hidden_size").and_then(|x| x.as_u64()))
-            .ok_or_else(|| invalid("config.json has no hidden_size"))? as usize;
+        let shape = check_config(&serde_json::from_str(&config_text).map_err(invalid)?)?;
+        let dim = shape.dim;
 
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(invalid)?;
         tokenizer
             .with_truncation(Some(TruncationParams {
-                max_length: max_tokens.clamp(8, max_pos),
+                max_length: truncation(max_tokens, shape.max_positions),
                 ..Default::default()
             }))
             .map_err(invalid)?;
@@ -144,10 +198,20 @@ impl Encoder {
         let vb =
             unsafe { VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &device) }
                 .map_err(invalid)?;
-        // Checkpoints saved from BertModel have bare names ("embeddings.…"); BertForX ones prefix "bert.".
-        let model = BertModel::load(vb.clone(), &config)
-            .or_else(|_| BertModel::load(vb.pp("bert"), &config))
-            .map_err(invalid)?;
+        // Checkpoints saved from BertModel have bare names ("embeddings.…"); BertForX ones prefix
+        // "bert.". A loader that panics on a config it does not expect is an invalid model, not
+        // an abort; the first attempt's error is the one reported when both fail.
+        let load = |vb: VarBuilder| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                BertModel::load(vb, &config)
+            }))
+            .map_err(|_| invalid("the model's config does not fit its weights"))?
+            .map_err(invalid)
+        };
+        let model = match load(vb.clone()) {
+            Ok(m) => m,
+            Err(first) => load(vb.pp("bert")).map_err(|_| first)?,
+        };
 
         let weights_len = std::fs::metadata(&weights_path)
             .map(|m| m.len())
@@ -268,6 +332,50 @@ mod tests {
         let v = normalize(vec![3.0, 4.0]);
         assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
         assert_eq!(normalize(vec![0.0, 0.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn config_shapes() {
+        let cases: &[(&str, Option<(usize, usize)>)] = &[
+            (
+                r#"{"hidden_size":384,"num_attention_heads":12,"max_position_embeddings":512}"#,
+                Some((384, 512)),
+            ),
+            (r#"{"hidden_size":384}"#, Some((384, 512))),
+            (
+                r#"{"hidden_size":8,"num_attention_heads":2,"max_position_embeddings":4}"#,
+                Some((8, 4)),
+            ),
+            (r#"{"num_attention_heads":12}"#, None),
+            (r#"{"hidden_size":0}"#, None),
+            (r#"{"hidden_size":384,"num_attention_heads":0}"#, None),
+            (r#"{"hidden_size":384,"num_attention_heads":7}"#, None),
+            (r#"{"hidden_size":384,"max_position_embeddings":0}"#, None),
+            (r#"{"hidden_size":100000}"#, None),
+        ];
+        for (text, want) in cases {
+            let got = check_config(&serde_json::from_str(text).unwrap());
+            match want {
+                Some((dim, max_positions)) => assert_eq!(
+                    got.unwrap(),
+                    Shape {
+                        dim: *dim,
+                        max_positions: *max_positions
+                    },
+                    "{text}"
+                ),
+                None => assert_eq!(got.unwrap_err().code, "E_MODEL_INVALID", "{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn truncation_never_passes_the_model_positions() {
+        for (max_tokens, positions, want) in
+            [(256, 512, 256), (2, 512, 8), (256, 4, 4), (256, 1, 1)]
+        {
+            assert_eq!(truncation(max_tokens, positions), want);
+        }
     }
 
     #[test]
