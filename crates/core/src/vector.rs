@@ -39,18 +39,24 @@ pub struct VectorStore {
 /// Quantize `v` (any length, finite) after L2 normalization: codes and the scale that maps them
 /// back. A zero vector gets zero codes and scale 0.
 fn quantize(v: &[f32], out: &mut [i8]) -> f32 {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    // In f64: the squares of floats near f32::MAX (or below 1e-19) would overflow (underflow)
+    // f32 and turn a real direction into a zero vector.
+    let norm = v
+        .iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt();
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if norm == 0.0 || max == 0.0 {
         out.iter_mut().for_each(|c| *c = 0);
         return 0.0;
     }
-    let k = 127.0 / max;
-    for (c, x) in out.iter_mut().zip(v) {
-        *c = (x * k).round().clamp(-127.0, 127.0) as i8;
+    let k = 127.0 / f64::from(max);
+    for (c, &x) in out.iter_mut().zip(v) {
+        *c = (f64::from(x) * k).round().clamp(-127.0, 127.0) as i8;
     }
     // code * scale = x / norm
-    max / (127.0 * norm)
+    (f64::from(max) / (127.0 * norm)) as f32
 }
 
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
@@ -261,6 +267,30 @@ mod tests {
                 ((s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) as f32
             })
             .collect()
+    }
+
+    #[test]
+    fn extreme_magnitudes_keep_their_direction() {
+        let dim = 16;
+        let base: Vec<Vec<f32>> = (0..8).map(|i| rnd(i + 1, dim)).collect();
+        let query = rnd(99, dim);
+        let ranking = |scale: f32| {
+            let mut s = VectorStore::new(dim).unwrap();
+            for (i, v) in base.iter().enumerate() {
+                let scaled: Vec<f32> = v.iter().map(|x| x * scale).collect();
+                s.upsert(&format!("t{i}"), &scaled).unwrap();
+            }
+            let q: Vec<f32> = query.iter().map(|x| x * scale).collect();
+            s.search(&q, 8)
+                .unwrap()
+                .into_iter()
+                .map(|h| h.name)
+                .collect::<Vec<_>>()
+        };
+        let normal = ranking(1.0);
+        for scale in [1e38f32, 1e-30, 1e-40] {
+            assert_eq!(ranking(scale), normal, "scale {scale}");
+        }
     }
 
     #[test]
