@@ -269,6 +269,7 @@ describe('the semantic index under hostile input', () => {
     ['a query vector holding NaN', () => new Array(32).fill(NaN)],
     ['a query vector whose elements throw', () => new Proxy(new Array(32).fill(1), { get: (t, k) => (k === 'length' ? 32 : (() => { throw new Error('trap') })()) })],
     ['no vector at all', () => null],
+    ['a query vector holding 1e39 (no 32-bit float)', () => new Array(32).fill(1e39)],
   ])('%s: searchVector and searchFused reject with E_ENCODE', async (_what, query) => {
     let calls = 0
     const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => (calls++ === 0 ? texts.map(tri) : [query()]) as never) })
@@ -329,6 +330,21 @@ describe('the semantic index under hostile input', () => {
     expect(idx.vectorsReady).toBe(true)
     expect(await codeOf(idx.ready)).toBe('ok')
     expect((await idx.searchVector('weather forecast', 1))[0].name).toBe('get_weather')
+  })
+
+  test('ready, awaited while an upsert starts a newer batch, waits for that batch too', async () => {
+    const emb = embedderFromFunction(async (texts) => {
+      await new Promise((r) => setTimeout(r, 20))
+      return texts.map(tri)
+    })
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: emb })
+    const waiting = idx.ready
+    const searching = idx.searchVector('weather forecast', 1)
+    const added = idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
+    expect(await codeOf(waiting)).toBe('ok')
+    expect((await searching)[0].name).toBe('get_weather')
+    await added
+    expect(idx.vectorsReady).toBe(true)
   })
 
   test('an embedder that never answers fails after embedTimeoutMs, and later batches still run', async () => {

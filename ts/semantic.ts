@@ -236,6 +236,9 @@ export const DEFAULT_EMBED_TIMEOUT_MS = 600_000
 
 type VectorStore = InstanceType<typeof binding.NativeVectorStore>
 
+/** The largest finite 32-bit float: a larger number would be stored as Infinity. */
+const F32_MAX = 3.4028234663852886e38
+
 /** The longest vector an embedder may return (floats). */
 const MAX_DIM = 65_536
 
@@ -256,7 +259,7 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
     for (let i = 0; i < n; i++) {
       const x: unknown = (v as ArrayLike<unknown>)[i]
       const f = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN
-      if (!Number.isFinite(f)) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite number`)
+      if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
       out[i] = f
     }
     return out
@@ -390,6 +393,8 @@ export class SemanticToolIndex {
               call,
               new Promise<never>((_, reject) => {
                 timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${texts.length} texts within ${ms} ms`)), ms)
+                // The deadline alone never keeps the process running.
+                timer.unref?.()
               }),
             ])
           : await call
@@ -421,13 +426,24 @@ export class SemanticToolIndex {
     })
     native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
     for (const id of ids) this.#vectored.add(id)
+    if (this.vectorsReady) this.#error = undefined
   }
 
   /** Resolves when every tool has its vector; rejects with the error of an embedding that failed. */
   get ready(): Promise<void> {
-    return this.#pending.catch(() => {}).then(() => {
-      if (!this.vectorsReady) throw this.#error ?? new EncoderError('E_ENCODE', 'some tools have no vector')
-    })
+    return (async () => {
+      // An upsert while this waits starts a newer batch: wait for that one too.
+      for (;;) {
+        const batch = this.#pending
+        let failure: unknown
+        await batch.catch((e: unknown) => {
+          failure = e ?? new EncoderError('E_ENCODE', 'the embedding failed')
+        })
+        if (batch !== this.#pending) continue
+        if (this.vectorsReady) return
+        throw failure ?? this.#error ?? new EncoderError('E_ENCODE', 'some tools have no vector')
+      }
+    })()
   }
 
   /** True once every tool has its vector. */
