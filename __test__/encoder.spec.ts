@@ -513,6 +513,20 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     }
   })
 
+  test('a cache directory that cannot be written costs nothing but the cache: the vectors still come back', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ti-rocache-'))
+    try {
+      const file = path.join(dir, 'a-file')
+      writeFileSync(file, 'not a directory')
+      const enc = loadLocalEncoder({ cacheDir: path.join(file, 'cache') })
+      const [v] = await enc.embed(['send an email to the team'])
+      expect(v.length).toBe(384)
+      expect(enc.cached).toBe(1)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a missing model directory is E_MODEL_NOT_FOUND', () => {
     expect(() => loadLocalEncoder({ modelDir: path.join(os.tmpdir(), 'no-such-model-dir'), cacheDir: false })).toThrow(
       expect.objectContaining({ code: 'E_MODEL_NOT_FOUND' }),

@@ -136,7 +136,9 @@ fn run(
             for (&i, v) in missing.iter().zip(vecs) {
                 c.put(&texts[i], v);
             }
-            c.save().map_err(to_napi)?;
+            // A cache that cannot be written (a read-only home, a name already taken) costs the
+            // next start a recomputation, never this call its vectors.
+            c.save().ok();
         }
     }
     Ok(out)

@@ -138,11 +138,20 @@ impl VectorCache {
         let tmp = self
             .path
             .with_extension(format!("vec.{}.tmp", std::process::id()));
-        let mut f = std::fs::File::create(&tmp).map_err(err)?;
-        f.write_all(&buf).map_err(err)?;
+        // A new file only: whatever already has that name (a FIFO, whose open would block, or a
+        // link, which would be written through) is not opened.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(err)?;
+        let written = f.write_all(&buf);
         f.sync_all().ok();
         drop(f);
-        std::fs::rename(&tmp, &self.path).map_err(err)?;
+        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &self.path)) {
+            std::fs::remove_file(&tmp).ok();
+            return Err(err(e));
+        }
         self.dirty = false;
         Ok(())
     }
@@ -199,6 +208,27 @@ mod tests {
             assert!(VectorCache::open(&dir, "m@1", 4).is_empty());
         }
         assert!(read_regular(Path::new("/dev/zero"), 1 << 20).is_none());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_save_never_opens_what_already_has_the_temporary_name() {
+        let dir = std::env::temp_dir().join(format!("tivc-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("victim.txt");
+        std::fs::write(&target, b"keep me").unwrap();
+        let mut c = VectorCache::open(&dir, "m@2", 2);
+        c.put("a", vec![1.0, 0.0]);
+        let tmp = c
+            .path()
+            .with_extension(format!("vec.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&target, &tmp).unwrap();
+        assert_eq!(c.save().unwrap_err().code, "E_CACHE");
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+        std::fs::remove_file(&tmp).unwrap();
+        c.save().unwrap();
+        assert_eq!(VectorCache::open(&dir, "m@2", 2).len(), 1);
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -51,6 +51,13 @@ impl fmt::Display for EncoderError {
 
 impl std::error::Error for EncoderError {}
 
+/// The fewest positions a model may have: the shortest truncation, so that a text keeps some
+/// words beside its [CLS] and [SEP] tokens.
+const MIN_POSITIONS: u64 = 8;
+
+/// The largest `tokenizer.json` read (MiniLM's is 0.7 MB; large multilingual ones about 17 MB).
+const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
+
 /// The largest `config.json` read (a real one is under 1 KB).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
@@ -78,8 +85,10 @@ fn check_config(v: &serde_json::Value) -> Result<Shape, EncoderError> {
             "config.json: hidden_size {dim} does not split into {heads} attention heads"
         )));
     }
-    if max_positions == 0 {
-        return Err(invalid("config.json: max_position_embeddings is 0"));
+    if max_positions < MIN_POSITIONS {
+        return Err(invalid(format!(
+            "config.json: max_position_embeddings {max_positions} is under {MIN_POSITIONS}"
+        )));
     }
     Ok(Shape {
         dim: dim as usize,
@@ -87,9 +96,9 @@ fn check_config(v: &serde_json::Value) -> Result<Shape, EncoderError> {
     })
 }
 
-/// The truncation length: `max_tokens`, at least 8, at most the model's positions.
+/// The truncation length: `max_tokens`, at least `MIN_POSITIONS`, at most the model's positions.
 fn truncation(max_tokens: usize, max_positions: usize) -> usize {
-    max_tokens.max(8).min(max_positions)
+    max_tokens.max(MIN_POSITIONS as usize).min(max_positions)
 }
 
 /// A regular file's text, refused past `limit` bytes (a FIFO or a device is never opened).
@@ -179,7 +188,9 @@ impl Encoder {
         let shape = check_config(&serde_json::from_str(&config_text).map_err(invalid)?)?;
         let dim = shape.dim;
 
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(invalid)?;
+        let mut tokenizer =
+            Tokenizer::from_bytes(read_small(&tokenizer_path, MAX_TOKENIZER_BYTES)?.as_bytes())
+                .map_err(invalid)?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: truncation(max_tokens, shape.max_positions),
@@ -343,8 +354,12 @@ mod tests {
             ),
             (r#"{"hidden_size":384}"#, Some((384, 512))),
             (
+                r#"{"hidden_size":8,"num_attention_heads":2,"max_position_embeddings":8}"#,
+                Some((8, 8)),
+            ),
+            (
                 r#"{"hidden_size":8,"num_attention_heads":2,"max_position_embeddings":4}"#,
-                Some((8, 4)),
+                None,
             ),
             (r#"{"num_attention_heads":12}"#, None),
             (r#"{"hidden_size":0}"#, None),
@@ -372,7 +387,7 @@ mod tests {
     #[test]
     fn truncation_never_passes_the_model_positions() {
         for (max_tokens, positions, want) in
-            [(256, 512, 256), (2, 512, 8), (256, 4, 4), (256, 1, 1)]
+            [(256, 512, 256), (2, 512, 8), (256, 8, 8), (256, 100, 100)]
         {
             assert_eq!(truncation(max_tokens, positions), want);
         }
