@@ -527,6 +527,21 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     }
   })
 
+  test('search requests are read from the vector cache but never added to it', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ti-qcache-'))
+    try {
+      const enc = loadLocalEncoder({ cacheDir })
+      const idx = SemanticToolIndex.create(TOOLS, { embedder: enc })
+      await idx.ready
+      expect(enc.cached).toBe(TOOLS.length)
+      for (const q of ['tell my team the build broke', 'what is the weather in Paris', 'book a table for two']) await idx.searchFused(q, 3)
+      await idx.searchVector('how much is 100 dollars in euros', 1)
+      expect(enc.cached).toBe(TOOLS.length)
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true })
+    }
+  })
+
   test('a missing model directory is E_MODEL_NOT_FOUND', () => {
     expect(() => loadLocalEncoder({ modelDir: path.join(os.tmpdir(), 'no-such-model-dir'), cacheDir: false })).toThrow(
       expect.objectContaining({ code: 'E_MODEL_NOT_FOUND' }),

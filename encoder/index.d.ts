@@ -26,11 +26,12 @@ export declare class LocalEncoder {
   /**
    * Embed texts off the JS thread: resolves to one flat Float32Array of `texts.length * dim`
    * floats (row i is text i), each row L2-normalized. Cached texts are not recomputed; new
-   * vectors are added to the cache and the cache file is rewritten.
+   * vectors are added to the cache and the cache file is rewritten, unless `keep` is false
+   * (search requests: read from the cache, never added to it).
    */
-  embed(texts: Array<string>): Promise<Float32Array>
+  embed(texts: Array<string>, keep?: boolean | undefined | null): Promise<Float32Array>
   /** Embed texts on the calling thread (for tools and tests; blocks the JS thread). */
-  embedSync(texts: Array<string>): Float32Array
+  embedSync(texts: Array<string>, keep?: boolean | undefined | null): Float32Array
   /** Number of vectors in the on-disk cache (0 without one). */
   get cached(): number
 }

@@ -35,8 +35,11 @@ export class EncoderError extends Error {
 export interface Embedder {
   /** Identifies the model; vectors of different ids are never mixed. */
   readonly id: string
-  /** Embed texts, in order. */
-  embed(texts: readonly string[]): Promise<ArrayLike<number>[]>
+  /**
+   * Embed texts, in order. `options.query` marks search requests (the semantic index sets it):
+   * an encoder with a cache may leave them out of it, since they seldom come back.
+   */
+  embed(texts: readonly string[], options?: { query?: boolean }): Promise<ArrayLike<number>[]>
 }
 
 /** An `Embedder` from a plain function, e.g. a call to an embeddings API. */
@@ -82,8 +85,8 @@ interface CompanionEncoder {
   readonly dim: number
   readonly modelId: string
   readonly cached: number
-  embed(texts: string[]): Promise<Float32Array>
-  embedSync(texts: string[]): Float32Array
+  embed(texts: string[], keep?: boolean): Promise<Float32Array>
+  embedSync(texts: string[], keep?: boolean): Float32Array
 }
 interface Companion {
   LocalEncoder: { load(dir: string, options?: { maxTokens?: number; cacheDir?: string }): CompanionEncoder }
@@ -207,11 +210,14 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
     get cached() {
       return enc.cached
     },
-    async embed(texts) {
+    async embed(texts, options) {
       const list = checkTexts(texts)
       if (list.length === 0) return []
+      // Search requests are read from the cache but never added to it: a long-running host
+      // would otherwise grow the cache (and rewrite its file) with every new request.
+      const query = readField(options, 'query')
       try {
-        return rows(await enc.embed(list), list.length, dim)
+        return rows(await enc.embed(list, !(query.ok && query.value === true)), list.length, dim)
       } catch (e) {
         throw coded(e)
       }

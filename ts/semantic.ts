@@ -382,10 +382,10 @@ export class SemanticToolIndex {
   }
 
   /** Call the embedder with a deadline; its answer checked into `n` vectors. */
-  async #vectors(texts: string[], dim: number | undefined, what: string): Promise<Float32Array[]> {
+  async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
-      const call = Promise.resolve().then(() => this.#embedder.embed(texts))
+      const call = Promise.resolve().then(() => (what === 'texts' ? this.#embedder.embed(texts, { query: true }) : this.#embedder.embed(texts)))
       const ms = Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
       const out =
         ms > 0

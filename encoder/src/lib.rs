@@ -71,23 +71,26 @@ impl LocalEncoder {
 
     /// Embed texts off the JS thread: resolves to one flat Float32Array of `texts.length * dim`
     /// floats (row i is text i), each row L2-normalized. Cached texts are not recomputed; new
-    /// vectors are added to the cache and the cache file is rewritten.
+    /// vectors are added to the cache and the cache file is rewritten, unless `keep` is false
+    /// (search requests: read from the cache, never added to it).
     #[napi(ts_return_type = "Promise<Float32Array>")]
-    pub fn embed(&self, texts: Vec<String>) -> AsyncTask<EmbedTask> {
+    pub fn embed(&self, texts: Vec<String>, keep: Option<bool>) -> AsyncTask<EmbedTask> {
         AsyncTask::new(EmbedTask {
             enc: self.inner.clone(),
             cache: self.cache.clone(),
             texts,
+            keep: keep.unwrap_or(true),
         })
     }
 
     /// Embed texts on the calling thread (for tools and tests; blocks the JS thread).
     #[napi(catch_unwind)]
-    pub fn embed_sync(&self, texts: Vec<String>) -> Result<Float32Array> {
+    pub fn embed_sync(&self, texts: Vec<String>, keep: Option<bool>) -> Result<Float32Array> {
         Ok(Float32Array::new(run(
             &self.inner,
             self.cache.as_ref(),
             &texts,
+            keep.unwrap_or(true),
         )?))
     }
 
@@ -105,6 +108,7 @@ fn run(
     enc: &Encoder,
     cache: Option<&Arc<Mutex<VectorCache>>>,
     texts: &[String],
+    keep: bool,
 ) -> Result<Vec<f32>> {
     let dim = enc.dim();
     let mut out = vec![0f32; texts.len() * dim];
@@ -129,7 +133,7 @@ fn run(
         for (&i, v) in missing.iter().zip(&vecs) {
             out[i * dim..(i + 1) * dim].copy_from_slice(v);
         }
-        if let Some(c) = cache {
+        if let Some(c) = cache.filter(|_| keep) {
             let mut c = c
                 .lock()
                 .map_err(|_| Error::from_reason("[E_CACHE] cache lock poisoned"))?;
@@ -149,6 +153,7 @@ pub struct EmbedTask {
     enc: Arc<Encoder>,
     cache: Option<Arc<Mutex<VectorCache>>>,
     texts: Vec<String>,
+    keep: bool,
 }
 
 impl Task for EmbedTask {
@@ -158,7 +163,7 @@ impl Task for EmbedTask {
     fn compute(&mut self) -> Result<Self::Output> {
         // On the thread pool a panic would abort the process: it becomes an error instead.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run(&self.enc, self.cache.as_ref(), &self.texts)
+            run(&self.enc, self.cache.as_ref(), &self.texts, self.keep)
         }))
         .unwrap_or_else(|_| Err(Error::from_reason("[E_ENCODE] the encoder panicked")))
     }
