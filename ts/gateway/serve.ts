@@ -49,6 +49,12 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string | un
   })
 }
 
+/** Answer an HTTP request with a JSON-RPC error (no request id: the request was not taken). */
+function rpcError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
 /** A running HTTP gateway. */
 export interface HttpGateway {
   gateway: Gateway
@@ -131,8 +137,7 @@ export async function serveHttp(
         return
       }
       if (opts.token && !tokenMatches(req.headers.authorization, opts.token)) {
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: a bearer token is required' }, id: null }))
+        rpcError(res, 401, -32001, 'Unauthorized: a bearer token is required', { 'www-authenticate': 'Bearer' })
         return
       }
       const sid = req.headers['mcp-session-id']
@@ -148,8 +153,7 @@ export async function serveHttp(
         return
       }
       if (typeof sid === 'string') {
-        res.writeHead(404, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
+        rpcError(res, 404, -32001, 'Session not found')
         return
       }
       // A new session. Its body is read here (at most MAX_BODY_BYTES), so that only an
@@ -161,22 +165,19 @@ export async function serveHttp(
         const raw = await readBody(req, MAX_BODY_BYTES)
         if (raw === undefined) {
           res.once('finish', () => req.destroy())
-          res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `Request body over ${MAX_BODY_BYTES} bytes` }, id: null }))
+          rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
           return
         }
         try {
           body = JSON.parse(raw)
         } catch {
-          res.writeHead(400, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }))
+          rpcError(res, 400, -32700, 'Parse error: the body is not JSON')
           return
         }
       }
       const initializing = Array.isArray(body) ? body.some((m) => sdk.types.isInitializeRequest(m)) : sdk.types.isInitializeRequest(body)
       if (initializing && !hasRoom()) {
-        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Too many sessions: all ${maxSessions} are in use` }, id: null }))
+        rpcError(res, 503, -32000, `Too many sessions: all ${maxSessions} are in use`, { 'retry-after': '5' })
         return
       }
       let reserved = initializing
