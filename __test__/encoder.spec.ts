@@ -348,14 +348,21 @@ describe('the semantic index under hostile input', () => {
   })
 
   test('an embedder that never answers fails after embedTimeoutMs, and later batches still run', async () => {
-    let calls = 0
-    const idx = SemanticToolIndex.create(TOOLS, {
-      embedder: embedderFromFunction((texts) => (calls++ === 0 ? new Promise<never>(() => {}) : texts.map(tri))),
-      embedTimeoutMs: 100,
-    })
-    expect(await codeOf(idx.ready)).toBe('E_ENCODE')
-    await idx.upsert([])
-    expect(idx.vectorsReady).toBe(true)
+    // The deadline's timer does not keep a process alive on its own (a real hung request holds a
+    // socket that does); this never-settling promise holds nothing, so the test keeps the loop up.
+    const keepAlive = setInterval(() => {}, 1000)
+    try {
+      let calls = 0
+      const idx = SemanticToolIndex.create(TOOLS, {
+        embedder: embedderFromFunction((texts) => (calls++ === 0 ? new Promise<never>(() => {}) : texts.map(tri))),
+        embedTimeoutMs: 100,
+      })
+      expect(await codeOf(idx.ready)).toBe('E_ENCODE')
+      await idx.upsert([])
+      expect(idx.vectorsReady).toBe(true)
+    } finally {
+      clearInterval(keepAlive)
+    }
   })
 
   test.each([
