@@ -48,16 +48,29 @@ function addFromText(out: Set<string>, text: string): void {
   }
 }
 
-/** `tool_use` id → tool name, from the assistant messages. */
-function toolUses(messages: unknown[], n: number): Map<string, unknown> {
-  const uses = new Map<string, unknown>()
+/** The first `MAX_MESSAGES` messages, each read once (one that cannot be read is left out). */
+function readMessages(messages: unknown[]): unknown[] {
+  let n: number
+  try {
+    n = Math.min(messages.length, MAX_MESSAGES)
+  } catch {
+    return []
+  }
+  const out: unknown[] = []
   for (let i = 0; i < n; i++) {
-    let msg: unknown
     try {
-      msg = messages[i]
+      out.push(messages[i])
     } catch {
-      continue
+      // skipped, as a malformed message is
     }
+  }
+  return out
+}
+
+/** `tool_use` id → tool name, from the assistant messages. */
+function toolUses(messages: readonly unknown[]): Map<string, unknown> {
+  const uses = new Map<string, unknown>()
+  for (const msg of messages) {
     if (own(msg, 'type') !== 'assistant') continue
     const content = own(own(msg, 'message'), 'content')
     if (!Array.isArray(content)) continue
@@ -115,18 +128,13 @@ function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, u
 export function extractDiscoveredToolNames(messages: unknown, options?: ExtractDiscoveredOptions): Set<string> {
   const out = new Set<string>()
   if (!Array.isArray(messages)) return out
-  const n = Math.min(messages.length, MAX_MESSAGES)
   const search = searchNames(options)
   // Options that cannot be read discover nothing: a doubt about discovery is a refusal.
   if (!search) return out
-  const uses = toolUses(messages, n)
-  for (let i = 0; i < n; i++) {
-    let msg: unknown
-    try {
-      msg = messages[i]
-    } catch {
-      continue
-    }
+  // Read once: both passes see the same messages, however their getters answer.
+  const list = readMessages(messages)
+  const uses = toolUses(list)
+  for (const msg of list) {
     const type = own(msg, 'type')
     if (type === 'system') {
       if (own(msg, 'subtype') === 'compact_boundary') addNames(out, own(own(msg, 'compactMetadata'), 'preCompactDiscoveredTools'))
