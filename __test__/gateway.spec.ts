@@ -603,11 +603,16 @@ describe('gateway in process (library API)', () => {
 })
 
 describe('gateway HTTP sessions', () => {
-  test('past maxSessions a new session closes the one idle the longest; with none idle it gets 503', async () => {
+  /** A gateway with no servers, served over HTTP in this process with `options`. */
+  const servedEmpty = async (options: { maxSessions?: number; sessionIdleMs?: number }) => {
     const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
     const quiet = gw.stderrLogger({ write: () => {} })
     const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
-    const served = await gw.serveHttp(g, { port: 0, log: quiet, maxSessions: 2 })
+    return { g, served: await gw.serveHttp(g, { port: 0, log: quiet, ...options }) }
+  }
+
+  test('past maxSessions a new session closes the one idle the longest; with none idle it gets 503', async () => {
+    const { g, served } = await servedEmpty({ maxSessions: 2 })
     const clients: Client[] = []
     try {
       await g.start()
@@ -657,10 +662,7 @@ describe('gateway HTTP sessions', () => {
   }, 20_000)
 
   test('the session cap holds against initialize bodies that come late, and a rejected request ends no session', async () => {
-    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
-    const quiet = gw.stderrLogger({ write: () => {} })
-    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
-    const served = await gw.serveHttp(g, { port: 0, log: quiet, maxSessions: 2 })
+    const { g, served } = await servedEmpty({ maxSessions: 2 })
     const url = new URL(served.url)
     const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
     /** A POST whose headers go first and whose body follows after `lateMs`. */
@@ -704,10 +706,7 @@ describe('gateway HTTP sessions', () => {
   }, 20_000)
 
   test('a session idle past sessionIdleMs is closed: its id then gets 404', async () => {
-    const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
-    const quiet = gw.stderrLogger({ write: () => {} })
-    const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty'), logger: quiet })
-    const served = await gw.serveHttp(g, { port: 0, log: quiet, sessionIdleMs: 200 })
+    const { g, served } = await servedEmpty({ sessionIdleMs: 200 })
     try {
       await g.start()
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
