@@ -2,9 +2,12 @@
 //! Chinese request finds English-described tools (`发送消息` → send message).
 //!
 //! Entries are common verbs and objects of tool descriptions; a query's CJK text is matched
-//! against every key (longest keys first, non-overlapping) and each hit adds the English
-//! words, at a reduced weight, to the query. The list is ours and deliberately short: it is
+//! against all keys in one pass (an Aho-Corasick automaton, leftmost-longest, non-overlapping)
+//! and each hit adds the English words, at a reduced weight, to the query. The list is ours and deliberately short: it is
 //! a vocabulary bridge, not a translator.
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use std::sync::OnceLock;
 
 /// `(Chinese, English words)`.
 pub const LEXICON: &[(&str, &str)] = &[
@@ -134,29 +137,24 @@ pub const LEXICON: &[(&str, &str)] = &[
     ("联系人", "contact"),
 ];
 
-/// English expansions of the lexicon keys found in `text`: longest keys first, each
+/// The lexicon's keys in one automaton, built on first use.
+fn matcher() -> &'static AhoCorasick {
+    static MATCHER: OnceLock<AhoCorasick> = OnceLock::new();
+    MATCHER.get_or_init(|| {
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(LEXICON.iter().map(|(k, _)| k))
+            .expect("the lexicon's keys build an automaton")
+    })
+}
+
+/// English expansions of the lexicon keys found in `text`, in text order: one pass over the
+/// text, taking at each position the longest key that starts there (leftmost-longest), each
 /// stretch of text used once.
 pub fn expand(text: &str) -> Vec<&'static str> {
-    let mut keys: Vec<&(&str, &str)> = LEXICON.iter().collect();
-    keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.chars().count()));
-    let mut used = vec![false; text.len()];
-    let mut found: Vec<(usize, &'static str)> = Vec::new();
-    for (k, en) in keys {
-        let mut from = 0;
-        while let Some(pos) = text[from..].find(k) {
-            let start = from + pos;
-            let end = start + k.len();
-            if !used[start..end].iter().any(|u| *u) {
-                used[start..end].iter_mut().for_each(|u| *u = true);
-                found.push((start, en));
-            }
-            from = end;
-        }
-    }
-    found.sort_by_key(|(p, _)| *p);
-    found
-        .into_iter()
-        .flat_map(|(_, en)| en.split(' '))
+    matcher()
+        .find_iter(text)
+        .flat_map(|m| LEXICON[m.pattern().as_usize()].1.split(' '))
         .collect()
 }
 
@@ -172,6 +170,12 @@ mod tests {
             vec!["create", "schedule", "cron", "task"]
         );
         assert_eq!(expand("合并请求"), vec!["pull", "request", "merge"]);
+        // The longest key at each position: 文件夹, not 文件 then nothing.
+        assert_eq!(
+            expand("列出文件夹里的文件"),
+            vec!["list", "folder", "directory", "file"]
+        );
+        assert!(expand("").is_empty());
         assert!(expand("hello").is_empty());
     }
 
