@@ -237,6 +237,79 @@ describe('a host embedder (embedderFromFunction)', () => {
     idx.remove(['lookup_flight'])
     expect((await idx.searchVector('flights between airports', 10)).map((h) => h.name)).not.toContain('lookup_flight')
   })
+  test('a request mostly in scripts the embedder does not read is ranked lexically and never embedded', async () => {
+    const seen: string[][] = []
+    const make = (languages?: string[]) =>
+      SemanticToolIndex.create(TOOLS, {
+        embedder: embedderFromFunction(
+          async (texts) => {
+            seen.push(texts)
+            return texts.map(trigram)
+          },
+          { id: 'trigram', languages },
+        ),
+      })
+    const english = make(['en'])
+    await english.ready
+    expect(english.readsRequest('发送邮件给团队')).toBe(false)
+    expect(english.readsRequest('send an email to the team')).toBe(true)
+    seen.length = 0
+    const zh = await english.searchFused('发送邮件给团队', 3, { wait: true })
+    expect(seen).toEqual([])
+    expect(zh.map((h) => h.name)).toEqual(english.search('发送邮件给团队', 3).map((r) => r.name))
+    expect(zh[0]).toMatchObject({ name: 'send_email', vector: undefined })
+    const en = await english.searchFused('send an email to the team', 3)
+    expect(seen).toEqual([['send an email to the team']])
+    expect(en[0].vector).toBeGreaterThan(0)
+    // Languages not given: any script is read, as before.
+    const any = make(undefined)
+    await any.ready
+    seen.length = 0
+    expect((await any.searchFused('发送邮件给团队', 3))[0].vector).not.toBeUndefined()
+    expect(seen).toEqual([['发送邮件给团队']])
+    // A model that reads Chinese embeds it.
+    const zhModel = make(['en', 'zh'])
+    await zhModel.ready
+    seen.length = 0
+    await zhModel.searchFused('发送邮件给团队', 3)
+    expect(seen).toEqual([['发送邮件给团队']])
+  })
+  test('embedder languages are checked and read once, never through Object.prototype', () => {
+    const fn = async (texts: string[]) => texts.map(trigram)
+    expect(embedderFromFunction(fn, { languages: ['en'] })).toMatchObject({ id: 'host', languages: ['en'] })
+    expect(embedderFromFunction(fn, { id: 'x' }).languages).toBeUndefined()
+    for (const bad of ['en', [42], [''], ['x'.repeat(65)], new Array(513).fill('en')]) {
+      expect(() => embedderFromFunction(fn, { languages: bad as never })).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    }
+    expect(() => embedderFromFunction(fn, null as never)).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    const throwing = {
+      id: 'x',
+      embed: fn,
+      get languages(): string[] {
+        throw new Error('boom')
+      },
+    }
+    expect(() => SemanticToolIndex.create(TOOLS, { embedder: throwing })).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    let reads = 0
+    const counted = {
+      id: 'x',
+      embed: fn,
+      get languages() {
+        reads++
+        return reads === 1 ? ['en'] : ['zh']
+      },
+    }
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: counted })
+    expect(idx.readsRequest('发送邮件')).toBe(false)
+    expect(reads).toBe(1)
+    const proto = Object.prototype as Record<string, unknown>
+    proto.languages = ['en']
+    try {
+      expect(SemanticToolIndex.create(TOOLS, { embedder: { id: 'x', embed: fn } }).readsRequest('发送邮件')).toBe(true)
+    } finally {
+      delete proto.languages
+    }
+  })
   test('an embedder that answers wrongly is a coded error', async () => {
     const bad = embedderFromFunction(async () => [[1, 2]])
     const idx = SemanticToolIndex.create(TOOLS, { embedder: bad })
@@ -484,7 +557,35 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     expect((await idx.searchVector('I want to eat out with friends on Friday night', 1))[0].name).toBe('book_restaurant')
     const fused = await idx.searchFused('how much is 100 dollars in euros', 2)
     expect(fused[0].name).toBe('convert_currency')
-    expect((await idx.searchFused('北京明天会下雨吗', 3)).length).toBeGreaterThan(0)
+    expect((await idx.searchFused('北京明天的天气', 3))[0]).toMatchObject({ name: 'get_weather', vector: undefined })
+  })
+
+  test('languages come from the model card: English for MiniLM, so a Chinese request stays lexical', async () => {
+    const enc = loadLocalEncoder({ cacheDir: false })
+    expect(enc.languages).toEqual(['en'])
+    expect(loadLocalEncoder({ cacheDir: false, languages: ['multilingual'] }).languages).toEqual(['multilingual'])
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: enc })
+    await idx.ready
+    const zh = await idx.searchFused('发送邮件给团队', 3)
+    expect(zh[0]).toMatchObject({ name: 'send_email', vector: undefined })
+  })
+
+  test.skipIf(process.platform === 'win32')('a model card that is a FIFO, or too large, is not read: languages unknown', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tool-index-card-'))
+    try {
+      for (const f of ['config.json', 'tokenizer.json', 'model.safetensors']) symlinkSync(path.join(modelDir, f), path.join(dir, f))
+      expect(spawnSync('mkfifo', [path.join(dir, 'README.md')]).status).toBe(0)
+      const t0 = performance.now()
+      expect(loadLocalEncoder({ modelDir: dir, cacheDir: false }).languages).toBeUndefined()
+      expect(performance.now() - t0).toBeLessThan(20_000)
+      rmSync(path.join(dir, 'README.md'))
+      writeFileSync(path.join(dir, 'README.md'), `---\nlanguage: en\n---\n${'x'.repeat(1 << 20)}`)
+      expect(loadLocalEncoder({ modelDir: dir, cacheDir: false }).languages).toBeUndefined()
+      writeFileSync(path.join(dir, 'README.md'), `---\nlanguage:\n- en\n- zh\n---\n`)
+      expect(loadLocalEncoder({ modelDir: dir, cacheDir: false }).languages).toEqual(['en', 'zh'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('a config.json that does not fit candle\'s BERT is E_MODEL_INVALID, not an abort of the process', () => {

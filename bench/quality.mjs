@@ -12,12 +12,12 @@
 import { performance } from 'node:perf_hooks'
 import { DATA_DIR, QUICK_PER_SET, SET_IDS, loadSets, selectSets } from './quality/data.mjs'
 import { Accumulator, K, scoreRanking } from './quality/metrics.mjs'
-import { SYSTEM_IDS, makeSystems } from './quality/systems.mjs'
+import { EXTRA_SYSTEM_IDS, SYSTEM_IDS, makeSystems } from './quality/systems.mjs'
 
 const USAGE = `usage: node bench/quality.mjs [options]
   --set <ids>        comma list of sets (repeatable): ${SET_IDS.join(', ')};
-                     also 'etom', 'metatool' or a prefix ending in '*'
-  --systems <ids>    comma list of systems: ${SYSTEM_IDS.join(', ')}
+                     also 'etom', 'metatool', 'zh' (Chinese requests) or a prefix ending in '*'
+  --systems <ids>    comma list of systems: ${SYSTEM_IDS.join(', ')}; by name only: ${EXTRA_SYSTEM_IDS.join(', ')}
   --fusion <k=v,..>  fusion settings of the fused systems (method, lexicalWeight, candidates, rrfK)
   --holdout          score the holdout split (default: dev)
   --all-metatool     MetaTool single: all queries instead of the 2,000-query sample (seed 42)
@@ -79,7 +79,9 @@ function parseArgs(argv) {
     }
   }
   for (const s of o.systems) {
-    if (!SYSTEM_IDS.includes(s)) throw new Error(`unknown system ${JSON.stringify(s)}; systems: ${SYSTEM_IDS.join(', ')}`)
+    if (!SYSTEM_IDS.includes(s) && !EXTRA_SYSTEM_IDS.includes(s)) {
+      throw new Error(`unknown system ${JSON.stringify(s)}; systems: ${[...SYSTEM_IDS, ...EXTRA_SYSTEM_IDS].join(', ')}`)
+    }
   }
   return o
 }

@@ -6,9 +6,10 @@
  * on-disk cache of vectors keyed by model and text. No Python, no server, no network at query
  * time.
  */
-import { existsSync } from 'node:fs'
+import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { cardLanguages } from './languages'
 import { describeError, readField } from './safeRead'
 
 /** Stable codes of encoder errors. */
@@ -36,20 +37,43 @@ export interface Embedder {
   /** Identifies the model; vectors of different ids are never mixed. */
   readonly id: string
   /**
+   * The languages the model was trained on (ISO 639-1 codes, `['en']` for all-MiniLM-L6-v2;
+   * missing, empty or `multilingual`: any). A fused search reads a request mostly written in
+   * other scripts by the lexical channel alone (see `MIN_READABLE_SHARE`).
+   */
+  readonly languages?: readonly string[]
+  /**
    * Embed texts, in order. `options.query` marks search requests (the semantic index sets it):
    * an encoder with a cache may leave them out of it, since they seldom come back.
    */
   embed(texts: readonly string[], options?: { query?: boolean }): Promise<ArrayLike<number>[]>
 }
 
-/** An `Embedder` from a plain function, e.g. a call to an embeddings API. */
+/**
+ * An `Embedder` from a plain function, e.g. a call to an embeddings API. The second argument is
+ * its id, or `{ id, languages }` (see `Embedder.languages`; default: any language).
+ */
 export function embedderFromFunction(
   embed: (texts: string[]) => Promise<ArrayLike<number>[]> | ArrayLike<number>[],
-  id: string = 'host',
+  idOrOptions: string | { id?: string; languages?: readonly string[] } = 'host',
 ): Embedder {
   if (typeof embed !== 'function') throw new EncoderError('E_INVALID_ARG', `embed must be a function, got ${typeof embed}`)
+  let id = 'host'
+  let languages: string[] | undefined
+  if (typeof idOrOptions === 'string') id = idOrOptions
+  else if (idOrOptions !== null && typeof idOrOptions === 'object') {
+    const i = readField(idOrOptions, 'id')
+    const l = readField(idOrOptions, 'languages')
+    if (!i.ok || !l.ok) throw new EncoderError('E_INVALID_ARG', `reading the embedder's options threw: ${describeError(!i.ok ? i.error : (l as { error: unknown }).error)}`)
+    if (i.value !== undefined) {
+      if (typeof i.value !== 'string') throw new EncoderError('E_INVALID_ARG', `id must be a string, got ${typeof i.value}`)
+      id = i.value
+    }
+    languages = l.value === undefined ? undefined : languageList(l.value, 'languages')
+  } else throw new EncoderError('E_INVALID_ARG', `the second argument must be an id or { id, languages }, got ${idOrOptions === null ? 'null' : typeof idOrOptions}`)
   return {
     id,
+    ...(languages ? { languages } : {}),
     async embed(texts) {
       const out = await embed([...texts])
       if (!Array.isArray(out) || out.length !== texts.length) {
@@ -57,6 +81,66 @@ export function embedderFromFunction(
       }
       return out
     },
+  }
+}
+
+/** The most language codes an embedder may list. */
+const MAX_LANGUAGES = 512
+
+/** A list of language codes, copied once and checked (`E_INVALID_ARG`, naming `what`). */
+function languageList(value: unknown, what: string): string[] {
+  let list: unknown[]
+  try {
+    if (!Array.isArray(value)) throw new EncoderError('E_INVALID_ARG', `${what} must be an array of language codes`)
+    const n = value.length
+    if (n > MAX_LANGUAGES) throw new EncoderError('E_INVALID_ARG', `${what} lists ${n} languages; at most ${MAX_LANGUAGES}`)
+    list = Array.from({ length: n }, (_, i) => value[i])
+  } catch (e) {
+    if (e instanceof EncoderError) throw e
+    throw new EncoderError('E_INVALID_ARG', `reading ${what} threw: ${describeError(e)}`, { cause: e })
+  }
+  for (const l of list) {
+    if (typeof l !== 'string' || !l.trim() || l.length > 64) throw new EncoderError('E_INVALID_ARG', `${what} must hold language codes (strings of 1 to 64 characters)`)
+  }
+  return list as string[]
+}
+
+/**
+ * An embedder's `languages`, read once (never through `Object.prototype`) and copied:
+ * `undefined` for any language, else the codes (`E_INVALID_ARG` for anything but a list of them).
+ */
+export function embedderLanguages(embedder: unknown): string[] | undefined {
+  const r = readField(embedder, 'languages')
+  if (!r.ok) throw new EncoderError('E_INVALID_ARG', `reading embedder.languages threw: ${describeError(r.error)}`, { cause: r.error })
+  return r.value === undefined ? undefined : languageList(r.value, 'embedder.languages')
+}
+
+/** The largest model card read for its languages. */
+const MAX_CARD_BYTES = 1 << 20
+
+/**
+ * The languages of the model card (`README.md`) in `dir`, read only when it is a regular file of
+ * at most 1 MiB (never a FIFO or device); `undefined` when there is none or it names none.
+ */
+export function modelCardLanguages(dir: string): string[] | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(path.join(dir, 'README.md'), fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0))
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.size > MAX_CARD_BYTES) return undefined
+    const buf = Buffer.alloc(st.size)
+    let got = 0
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got)
+      if (n <= 0) break
+      got += n
+    }
+    const found = cardLanguages(buf.subarray(0, got).toString('utf8'))
+    return found && found.length > 0 && found.length <= MAX_LANGUAGES ? found.filter((l) => l.length <= 64) : undefined
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
@@ -134,6 +218,11 @@ export interface LocalEncoderOptions {
   cacheDir?: string | false
   /** Longest input in tokens (default 256). */
   maxTokens?: number
+  /**
+   * The model's languages (see `Embedder.languages`); default: the `language:` field of the model
+   * card (`README.md`) in the model directory, else any.
+   */
+  languages?: readonly string[]
 }
 
 /** The local encoder: an `Embedder` that also tells its dimension and cache size. */
@@ -171,6 +260,7 @@ function readLocalOptions(options: unknown): LocalEncoderOptions {
   const modelDir = read('modelDir')
   const cacheDir = read('cacheDir')
   const maxTokens = read('maxTokens')
+  const languages = read('languages')
   if (modelDir !== undefined && (typeof modelDir !== 'string' || !modelDir)) throw new EncoderError('E_INVALID_ARG', 'options.modelDir must be a non-empty string')
   if (cacheDir !== undefined && cacheDir !== false && (typeof cacheDir !== 'string' || !cacheDir)) {
     throw new EncoderError('E_INVALID_ARG', 'options.cacheDir must be a non-empty string or false')
@@ -178,7 +268,12 @@ function readLocalOptions(options: unknown): LocalEncoderOptions {
   if (maxTokens !== undefined && (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 1 << 20)) {
     throw new EncoderError('E_INVALID_ARG', `options.maxTokens must be a whole number from 1 to ${1 << 20}`)
   }
-  return { modelDir, cacheDir, maxTokens } as LocalEncoderOptions
+  return {
+    modelDir,
+    cacheDir,
+    maxTokens,
+    languages: languages === undefined ? undefined : languageList(languages, 'options.languages'),
+  } as LocalEncoderOptions
 }
 
 function checkTexts(texts: readonly string[]): string[] {
@@ -204,8 +299,10 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
     throw coded(e)
   }
   const dim = enc.dim
+  const languages = o.languages ?? modelCardLanguages(dir)
   return {
     id: enc.modelId,
+    ...(languages ? { languages } : {}),
     dim,
     get cached() {
       return enc.cached

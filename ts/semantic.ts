@@ -6,7 +6,8 @@
  * with the local encoder) and `searchFused` uses them once `ready` has resolved. The defaults of
  * the package's searches are unchanged: fusion is opt-in through this module.
  */
-import { EncoderError, type Embedder } from './encoder'
+import { EncoderError, embedderLanguages, type Embedder } from './encoder'
+import { MIN_READABLE_SHARE, readableShare } from './languages'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
@@ -16,6 +17,7 @@ import { describeError, readField } from './safeRead'
 import type { ToolEntryInput, ToolSearchResult, Tuning } from './types'
 
 export * from './encoder'
+export { MIN_READABLE_SHARE, readableShare } from './languages'
 
 /** How the two rankings are combined. */
 export interface FusionOptions {
@@ -336,6 +338,8 @@ export class SemanticToolIndex {
   #error: unknown
   readonly #opts: SemanticIndexOptions
   readonly #embedder: Embedder
+  /** The embedder's languages, read once (`undefined`: any). */
+  readonly #languages: readonly string[] | undefined
   readonly #timeoutMs: number
   readonly #lexicalOptions: { scoring: 'compat' | 'enhanced'; tuning: Tuning }
 
@@ -350,6 +354,7 @@ export class SemanticToolIndex {
     }
     this.#opts = o as SemanticIndexOptions
     this.#embedder = o.embedder as Embedder
+    this.#languages = embedderLanguages(o.embedder)
     this.#timeoutMs = timeout
     this.#lexicalOptions = { scoring: checkScoring(o.scoring, 'enhanced'), tuning: o.tuning ?? { abstainCoverage: 0 } }
     if (o.fusion !== undefined) readFusion(o.fusion, undefined)
@@ -532,17 +537,26 @@ export class SemanticToolIndex {
     return this.#named(native(() => store.search(q, k)))
   }
 
+  /** True when the embedder reads most of the request's words (see `readableShare`). */
+  readsRequest(query: string): boolean {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    return readableShare(query, this.#languages) >= MIN_READABLE_SHARE
+  }
+
   /**
    * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
    * vector it answers with the lexical ranking, unless `wait` is true (then it waits for `ready`).
+   * A request mostly written in scripts the embedder was not trained on (`Embedder.languages`:
+   * a Chinese request to an English model) is ranked by the lexical channel alone, never embedded.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
-    if (o.wait) await this.ready
+    const readable = this.readsRequest(query)
+    if (o.wait && readable) await this.ready
     const store = this.#store
-    if (!this.vectorsReady || !store) {
+    if (!readable || !this.vectorsReady || !store) {
       return this.#lexical
         .search(query, o.candidates)
         .slice(0, k)

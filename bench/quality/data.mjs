@@ -28,6 +28,20 @@ export const SET_INFO = [
 ]
 export const SET_IDS = SET_INFO.map((s) => s.id)
 
+/**
+ * Chinese requests: dev requests of three sets translated into Chinese (`zh-requests.json`, see
+ * bench/QUALITY.md), judged as their English originals, over the same English tool catalogs. Not
+ * in the default run (`--set zh`), not split: they check the fused ranking's script rule, and
+ * nothing is tuned on them.
+ */
+export const ZH_SET_INFO = [
+  { id: 'etom-l2-zh', corpus: 'etom', from: 'etom-l2', title: 'ETOM L2, in Chinese' },
+  { id: 'etom-l3-zh', corpus: 'etom', from: 'etom-l3', title: 'ETOM L3, in Chinese' },
+  { id: 'metatool-single-zh', corpus: 'metatool', from: 'metatool-single', title: 'MetaTool single, in Chinese' },
+]
+const ZH_SET_IDS = ZH_SET_INFO.map((s) => s.id)
+const ZH_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'zh-requests.json')
+
 function readJson(...parts) {
   const p = path.join(DATA_DIR, ...parts)
   if (!existsSync(p)) {
@@ -46,13 +60,16 @@ export function selectSets(filters) {
   for (const f of filters) {
     const v = f.trim().toLowerCase()
     if (!v) continue
-    const hits = SET_IDS.filter((id) =>
-      v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || SET_INFO.find((s) => s.id === id).corpus === v,
-    )
-    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${SET_IDS.join(', ')} (or etom, metatool, prefix*)`)
+    const hits =
+      v === 'zh'
+        ? ZH_SET_IDS
+        : [...SET_IDS, ...ZH_SET_IDS].filter((id) =>
+            v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
+          )
+    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...ZH_SET_IDS].join(', ')} (or etom, metatool, zh, prefix*)`)
     hits.forEach((h) => out.add(h))
   }
-  return SET_IDS.filter((id) => out.has(id))
+  return [...SET_IDS, ...ZH_SET_IDS].filter((id) => out.has(id))
 }
 
 /**
@@ -65,6 +82,14 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   const out = []
   const needEtom = sets.some((s) => s.startsWith('etom'))
   const needMeta = sets.some((s) => s.startsWith('metatool'))
+  const zh = sets.some((s) => ZH_SET_IDS.includes(s)) ? JSON.parse(readFileSync(ZH_FILE, 'utf8')) : []
+  // A translated set: its requests in Chinese, each judged as its English original.
+  const translated = (id, originals) => {
+    const info = ZH_SET_INFO.find((s) => s.id === id)
+    const byId = new Map(originals.map((q) => [q.id, q]))
+    const queries = zh.filter((r) => r.set === info.from).map((r) => ({ id: r.id, query: r.zh, judgement: byId.get(r.id).judgement }))
+    out.push({ ...info, queries, inSplit: queries.length, note: `${queries.length} dev requests of ${info.from}, translated` })
+  }
 
   const finish = (id, rows, extra = {}) => {
     const info = SET_INFO.find((s) => s.id === id)
@@ -91,7 +116,9 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       finish('etom-l1-stripped', rows, { note: `${stripped} of ${rows.length} L1 queries had a clause to strip` })
     }
     if (wanted.has('etom-l2')) finish('etom-l2', level(2).map((q) => mk(q)))
+    if (wanted.has('etom-l2-zh')) translated('etom-l2-zh', level(2).map((q) => mk(q)))
     if (wanted.has('etom-l3')) finish('etom-l3', level(3).map((q) => mk(q)))
+    if (wanted.has('etom-l3-zh')) translated('etom-l3-zh', level(3).map((q) => mk(q)))
     if (wanted.has('etom-l4')) finish('etom-l4', level(4).map((q) => mk(q)))
     if (wanted.has('etom-infeasible')) {
       const inf = readJson('etom', 'queries_infeasible.json')
@@ -103,6 +130,9 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     const tools = readJson('metatool', 'tools.json')
     corpora.metatool = tools
     const qs = readJson('metatool', 'queries.json')
+    if (wanted.has('metatool-single-zh')) {
+      translated('metatool-single-zh', qs.filter((q) => q.subset === 'single').map((q) => ({ id: q.id, judgement: judgement(q, { anyOf: true }) })))
+    }
     if (wanted.has('metatool-single')) {
       const single = qs.filter((q) => q.subset === 'single')
       // The fixed 2,000-query sample (seed 42) is drawn from the whole single subset, then split.

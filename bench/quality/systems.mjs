@@ -21,8 +21,11 @@ export const SYSTEM_IDS = [
   'bm25-fused',
 ]
 
+/** Systems scored only when asked for by name (`--systems`). */
+export const EXTRA_SYSTEM_IDS = ['fused-anyscript']
+
 /** Systems that need the local encoder (companion addon + model directory). */
-export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused']
+export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused', 'fused-anyscript']
 
 // ---------------------------------------------------------------------------------------------
 // Shared preparation for the JS engines
@@ -309,6 +312,24 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
   }
   const buildVectors = (tools) => vectorStoreOf(api, sem, enc, tools)
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
+  // As `searchFused` does: with `scriptRule`, a request the encoder cannot read (mostly in
+  // scripts outside its languages) is ranked by the lexical channel alone.
+  const fusedSystem = (id, scriptRule) => ({
+    id,
+    label:
+      `enhanced (abstaining off) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})` +
+      (scriptRule ? `; requests the encoder cannot read (languages ${JSON.stringify(enc?.languages ?? 'any')}): lexical only` : '; every request embedded'),
+    build: async (tools) => ({ store: await buildVectors(tools), idx: enhanced(tools) }),
+    prepare: async (h, texts) => prepare(h, scriptRule ? texts.filter((t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE) : texts),
+    search: async (h, q) => {
+      const lex = h.idx.search(q, CAND)
+      if (scriptRule && sem.readableShare(q, enc.languages) < sem.MIN_READABLE_SHARE) return lex.slice(0, K).map((r) => r.name)
+      const lists = []
+      for (const t of [q, ...clausesOf(q)]) lists.push(h.store.search(await queryVec(t), CAND))
+      const vec = sem.mergeVectorHits(lists, CAND)
+      return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
+    },
+  })
   const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   const out = [
     {
@@ -318,19 +339,8 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
       prepare,
       search: async (h, q) => h.store.search(await queryVec(q), K).map((r) => r.name),
     },
-    {
-      id: 'fused',
-      label: `enhanced (abstaining off) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
-      build: async (tools) => ({ store: await buildVectors(tools), idx: enhanced(tools) }),
-      prepare,
-      search: async (h, q) => {
-        const lex = h.idx.search(q, CAND)
-        const lists = []
-        for (const t of [q, ...clausesOf(q)]) lists.push(h.store.search(await queryVec(t), CAND))
-        const vec = sem.mergeVectorHits(lists, CAND)
-        return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
-      },
-    },
+    fusedSystem('fused', true),
+    fusedSystem('fused-anyscript', false),
     {
       id: 'bm25-fused',
       label: `BM25 (minisearch) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
@@ -369,5 +379,7 @@ export async function makeSystems({ only, notes, fusion }) {
     all.push(...semanticSystems(api, await loadSemantic(), ms, fusion, notes))
   }
   for (const s of all) if (s.note) notes.add(s.note)
-  return SYSTEM_IDS.map((id) => all.find((s) => s.id === id)).filter((s) => s && (!want || want.has(s.id)))
+  return [...SYSTEM_IDS, ...EXTRA_SYSTEM_IDS]
+    .map((id) => all.find((s) => s.id === id))
+    .filter((s) => s && (want ? want.has(s.id) : SYSTEM_IDS.includes(s.id)))
 }
