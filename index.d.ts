@@ -174,6 +174,16 @@ export interface IndexOptions {
 export declare function isDeferredTool(tool: DeferralInput, coreTools?: Array<string> | undefined | null): boolean
 
 /**
+ * The request with each word of the Chinese lexicon replaced by its English words and other
+ * CJK text dropped (`在 GitHub 上创建 issue` → `GitHub create issue`): what an English
+ * sentence encoder is given for a request it cannot read.
+ */
+export declare function lexiconGloss(text: string): string
+
+/** The longest vector the store takes, in floats. */
+export declare const MAX_VECTOR_DIM: number
+
+/**
  * The most elements any native function reads from one array argument (larger `length`s
  * throw `E_TOO_LARGE` before anything is read).
  */

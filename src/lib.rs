@@ -66,6 +66,14 @@ pub fn split_clauses(text: String) -> Vec<String> {
         .collect()
 }
 
+/// The request with each word of the Chinese lexicon replaced by its English words and other
+/// CJK text dropped (`在 GitHub 上创建 issue` → `GitHub create issue`): what an English
+/// sentence encoder is given for a request it cannot read.
+#[napi(catch_unwind)]
+pub fn lexicon_gloss(text: String) -> String {
+    core::enhanced::lexicon::gloss(&text)
+}
+
 /// A tool as `isDeferredTool` sees it.
 #[napi(object)]
 pub struct DeferralInput {

@@ -8,6 +8,10 @@ use tool_index_core::{ErrorCode, IndexError};
 
 use crate::error::coded;
 
+/// The longest vector the store takes, in floats.
+#[napi]
+pub const MAX_VECTOR_DIM: u32 = tool_index_core::vector::MAX_DIM as u32;
+
 /// One vector-search result: tool name and cosine similarity.
 #[napi(object)]
 pub struct VectorHit {

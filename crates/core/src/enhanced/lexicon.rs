@@ -389,9 +389,43 @@ pub fn expand(text: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The request with each lexicon key replaced by its English words and any other CJK text
+/// dropped; text of other scripts is kept as it is (`在 GitHub 上创建 issue` → `GitHub create
+/// issue`). A gloss an English sentence encoder can read.
+pub fn gloss(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut keep = |piece: &str, out: &mut String| {
+        for c in piece.chars() {
+            out.push(if super::words::is_cjk(c) { ' ' } else { c });
+        }
+    };
+    let mut at = 0;
+    for m in matcher().find_iter(text) {
+        keep(&text[at..m.start()], &mut out);
+        out.push(' ');
+        out.push_str(LEXICON[m.pattern().as_usize()].1);
+        out.push(' ');
+        at = m.end();
+    }
+    keep(&text[at..], &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glosses_requests() {
+        assert_eq!(
+            gloss("帮我在 GitHub 上创建一个 issue"),
+            "GitHub create issue"
+        );
+        assert_eq!(gloss("发送邮件给团队"), "send email mail team");
+        assert_eq!(gloss("send an email"), "send an email");
+        assert_eq!(gloss("你好"), "");
+        assert_eq!(gloss(""), "");
+    }
 
     #[test]
     fn expands_tool_vocabulary() {
