@@ -343,14 +343,102 @@ describe('the semantic index under hostile input', () => {
     ['a query vector whose elements throw', () => new Proxy(new Array(32).fill(1), { get: (t, k) => (k === 'length' ? 32 : (() => { throw new Error('trap') })()) })],
     ['no vector at all', () => null],
     ['a query vector holding 1e39 (no 32-bit float)', () => new Array(32).fill(1e39)],
-  ])('%s: searchVector and searchFused reject with E_ENCODE', async (_what, query) => {
+  ])('%s: searchVector rejects with E_ENCODE; searchFused answers lexically and keeps the error', async (_what, query) => {
     let calls = 0
     const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => (calls++ === 0 ? texts.map(tri) : [query()]) as never) })
     await idx.ready
     const t0 = Date.now()
     expect(await codeOf(idx.searchVector('weather', 3))).toBe('E_ENCODE')
-    expect(await codeOf(idx.searchFused('weather', 3, { perClause: false }))).toBe('E_ENCODE')
+    const fused = await idx.searchFused('weather forecast', 3, { perClause: false })
+    expect(fused.map((h) => h.name)).toEqual(idx.search('weather forecast', 3).map((r) => r.name))
+    expect(fused[0]).toMatchObject({ name: 'get_weather', vector: undefined })
+    expect(idx.queryError).toMatchObject({ code: 'E_ENCODE' })
     expect(Date.now() - t0).toBeLessThan(5_000)
+  })
+
+  test('vectors longer than the native store takes are E_ENCODE at once, not a store error on every retry', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => texts.map(() => new Array(8193).fill(0.5))) })
+    expect(await codeOf(idx.ready)).toBe('E_ENCODE')
+    expect(String(await idx.ready.catch((e: Error) => e.message))).toContain('8192')
+  })
+
+  test('a request over 4 Mi characters is E_TOO_LARGE before the embedder sees it', async () => {
+    let calls = 0
+    const idx = SemanticToolIndex.create(TOOLS, {
+      embedder: embedderFromFunction(async (texts) => {
+        calls++
+        return texts.map(tri)
+      }),
+    })
+    await idx.ready
+    const before = calls
+    const huge = 'weather '.repeat((4 * 1024 * 1024) / 8 + 1)
+    expect(await codeOf(idx.searchVector(huge, 3))).toBe('E_TOO_LARGE')
+    expect(await codeOf(idx.searchFused(huge, 3))).toBe('E_TOO_LARGE')
+    expect(calls).toBe(before)
+  })
+
+  test('an abstain rule is read once, from its own fields, and checked', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: good() })
+    await idx.ready
+    for (const bad of ['yes', 42, null, { lexical: 'x', gap: 0.1 }, { lexical: 0.5, gap: NaN }, { lexical: 0.5 }]) {
+      expect(await codeOf(idx.searchFused('weather', 3, { abstain: bad as never }))).toMatch(/^E_INVALID_(ARG|NUMBER)$/)
+    }
+    const trap = Object.defineProperty({ lexical: 0.5 }, 'gap', { get: () => { throw new Error('trap') } })
+    expect(await codeOf(idx.searchFused('weather', 3, { abstain: trap as never }))).toBe('E_INVALID_ARG')
+    const proto = Object.prototype as Record<string, unknown>
+    proto.crowd = 1e9
+    try {
+      // Never abstains (`lexical` below any score) unless a polluted crowd were read.
+      expect((await idx.searchFused('weather forecast', 3, { abstain: { lexical: -1, gap: -0.5 } })).length).toBeGreaterThan(0)
+    } finally {
+      delete proto.crowd
+    }
+  })
+
+  test('tools are embedded 1,000 texts a call; the embedder is read once; upsert and remove update the lexical index in place', async () => {
+    const sizes: number[] = []
+    let reads = 0
+    const fn = async (texts: readonly string[]) => {
+      sizes.push(texts.length)
+      return texts.map(tri)
+    }
+    const embedder = {
+      id: 'counted',
+      get embed() {
+        reads++
+        return fn
+      },
+    }
+    const many = Array.from({ length: 2500 }, (_, i) => ({ name: `tool_${i}`, description: `does thing number ${i}` }))
+    const idx = SemanticToolIndex.create(many, { embedder })
+    await idx.ready
+    expect(sizes).toEqual([1000, 1000, 500])
+    const lexical = idx.lexical
+    await idx.upsert([{ name: 'get_weather', description: 'Current weather conditions and forecast for a city' }])
+    idx.remove(['tool_0'])
+    expect(idx.lexical).toBe(lexical)
+    expect(idx.search('weather forecast', 1)[0].name).toBe('get_weather')
+    expect(idx.lexical.has('tool_0')).toBe(false)
+    expect(reads).toBe(1)
+  })
+
+  test('a search request whose embedding hangs is answered lexically after queryTimeoutMs', async () => {
+    const keepAlive = setInterval(() => {}, 1000)
+    try {
+      let calls = 0
+      const idx = SemanticToolIndex.create(TOOLS, {
+        queryTimeoutMs: 50,
+        embedder: embedderFromFunction((texts) => (calls++ === 0 ? texts.map(tri) : new Promise<never>(() => {}))),
+      })
+      await idx.ready
+      const hits = await idx.searchFused('weather forecast', 2)
+      expect(hits[0]).toMatchObject({ name: 'get_weather', vector: undefined })
+      expect(idx.queryError).toMatchObject({ code: 'E_ENCODE' })
+    } finally {
+      clearInterval(keepAlive)
+    }
+    expect(() => SemanticToolIndex.create(TOOLS, { embedder: good(), queryTimeoutMs: -1 })).toThrow(expect.objectContaining({ code: 'E_INVALID_NUMBER' }))
   })
 
   test('a bad upsert throws and changes nothing; a bad remove likewise', async () => {
@@ -396,7 +484,9 @@ describe('the semantic index under hostile input', () => {
         return texts.map(tri)
       }),
     })
-    expect(await codeOf(idx.ready)).toBe('E_UPSTREAM')
+    // The embedder's own error is the cause of an E_ENCODE.
+    const err = await idx.ready.then(() => undefined, (e: unknown) => e)
+    expect(err).toMatchObject({ code: 'E_ENCODE', cause: { code: 'E_UPSTREAM' } })
     fail = false
     await idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
     // The retry took the tools the failed call left without vectors.
@@ -583,6 +673,38 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
       expect(loadLocalEncoder({ modelDir: dir, cacheDir: false }).languages).toBeUndefined()
       writeFileSync(path.join(dir, 'README.md'), `---\nlanguage:\n- en\n- zh\n---\n`)
       expect(loadLocalEncoder({ modelDir: dir, cacheDir: false }).languages).toEqual(['en', 'zh'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('the model id follows the weights and the tokenizer, not only their sizes; a weights file cut short while loading never kills the process', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tool-index-weights-'))
+    try {
+      for (const f of ['config.json', 'tokenizer.json', 'model.safetensors']) writeFileSync(path.join(dir, f), readFileSync(path.join(modelDir, f)))
+      const first = loadLocalEncoder({ modelDir: dir, cacheDir: false }).id
+      const weights = readFileSync(path.join(dir, 'model.safetensors'))
+      // One byte of the last tensor's data changed: same header, same size, other weights.
+      weights[weights.length - 3] ^= 0x01
+      writeFileSync(path.join(dir, 'model.safetensors'), weights)
+      const second = loadLocalEncoder({ modelDir: dir, cacheDir: false }).id
+      expect(second).not.toBe(first)
+      // A child process loads the model while this one cuts the file short: it may fail, with a
+      // coded error, but never die of a signal (a mapped file cut short is SIGBUS).
+      const script = `const s = require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'semantic.js'))});
+        try { s.loadLocalEncoder({ modelDir: ${JSON.stringify(dir)}, cacheDir: false }); console.log('loaded') }
+        catch (e) { console.log(e.code) }`
+      for (const delay of [5, 20, 40]) {
+        writeFileSync(path.join(dir, 'model.safetensors'), weights)
+        const child = spawnSync(
+          'sh',
+          ['-c', `node -e "$S" & pid=$!; sleep ${delay / 1000}; truncate -s 4096 ${JSON.stringify(path.join(dir, 'model.safetensors'))}; wait $pid`],
+          { env: { ...process.env, S: script }, encoding: 'utf8', timeout: 60_000 },
+        )
+        expect(child.signal).toBeNull()
+        expect(child.status).toBe(0)
+        expect(child.stdout.trim()).toMatch(/^(loaded|E_MODEL_INVALID)$/)
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -10,7 +10,7 @@ import { EncoderError, embedderLanguages, type Embedder } from './encoder'
 import { MIN_READABLE_SHARE, readableShare } from './languages'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
 import { describeError, readField } from './safeRead'
@@ -89,9 +89,9 @@ export function abstains(
   const r = rule === true ? ABSTAIN_RULE : rule
   const k = Math.floor(candidates)
   if (!r || typeof r !== 'object' || !(k >= 1) || whole.length < k) return false
+  const { lexical: cut, gap, crowd = 1 } = r
   const lex = lexical[0]?.score ?? 0
-  const crowd = r.crowd === undefined ? 1 : r.crowd
-  return lex < r.lexical && best - crowd * whole[k - 1].score < r.gap
+  return lex < cut && best - crowd * whole[k - 1].score < gap
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
@@ -231,6 +231,12 @@ export interface SemanticIndexOptions {
    * `upsert` retries them), not the index its vector channel for good.
    */
   embedTimeoutMs?: number
+  /**
+   * A search request's embedding that has not settled after this many ms (default 10,000; 0 for
+   * none) fails; a failed request embedding makes `searchFused` answer with the lexical ranking
+   * (its error is kept in `queryError`).
+   */
+  queryTimeoutMs?: number
 }
 
 /** Default of `SemanticIndexOptions.embedTimeoutMs`. */
@@ -241,8 +247,14 @@ type VectorStore = InstanceType<typeof binding.NativeVectorStore>
 /** The largest finite 32-bit float: a larger number would be stored as Infinity. */
 const F32_MAX = 3.4028234663852886e38
 
-/** The longest vector an embedder may return (floats). */
-const MAX_DIM = 65_536
+/** The longest vector an embedder may return (floats): the native store's limit. */
+const MAX_DIM: number = binding.MAX_VECTOR_DIM
+
+/** Texts given to the embedder in one call: its answer, and its deadline, stay bounded. */
+export const EMBED_BATCH = 1000
+
+/** Default of `SemanticIndexOptions.queryTimeoutMs`. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 
 /**
  * One vector from an embedder, as `Float32Array` of `dim` floats (`dim` undefined: any length up to
@@ -308,7 +320,35 @@ function readFusion(base: FusionOptions | undefined, given: unknown): Required<F
   }
   if (typeof o.rrfK !== 'number' || !Number.isFinite(o.rrfK) || o.rrfK < 0) throw new ToolIndexError('E_INVALID_NUMBER', `rrfK must be a finite number >= 0, got ${String(o.rrfK)}`)
   if (typeof o.perClause !== 'boolean') throw invalidArg(`perClause must be true or false, got ${typeName(o.perClause)}`)
+  o.abstain = readAbstain(o.abstain)
   return o
+}
+
+/** An abstain setting: `true`, `false`, or a rule whose own fields are read once and checked. */
+function readAbstain(v: unknown): boolean | AbstainRule {
+  if (typeof v === 'boolean') return v
+  if (v === null || typeof v !== 'object') throw invalidArg(`abstain must be true, false or { lexical, gap, crowd? }, got ${typeName(v)}`)
+  const r = readOptionFields<AbstainRule>(v, ['lexical', 'gap', 'crowd'], 'abstain')
+  const rule: AbstainRule = { lexical: r.lexical as number, gap: r.gap as number }
+  if (r.crowd !== undefined) rule.crowd = r.crowd
+  for (const [k, x] of Object.entries(rule)) {
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw new ToolIndexError('E_INVALID_NUMBER', `abstain.${k} must be a finite number, got ${String(x)}`)
+  }
+  return Object.freeze(rule)
+}
+
+/** A deadline option: 0 (none) up to the longest timer. */
+function checkTimeout(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !(v >= 0 && v <= MAX_TIMER_MS)) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `${what} must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(v)}`)
+  }
+  return v
+}
+
+/** A search request: a string of at most `LIMITS.queryLength`, checked before it is embedded. */
+function checkQuery(query: unknown): asserts query is string {
+  if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+  checkLength(query, LIMITS.queryLength, 'query')
 }
 
 /** A result limit: a number >= 0 (`Infinity` for all), truncated. */
@@ -337,23 +377,27 @@ export class SemanticToolIndex {
   /** The last embedding that failed (its tools have no vectors until they are upserted again). */
   #error: unknown
   readonly #opts: SemanticIndexOptions
-  readonly #embedder: Embedder
+  /** The embedder's `embed`, read once. */
+  readonly #embedFn: (texts: readonly string[], options?: { query?: boolean }) => unknown
   /** The embedder's languages, read once (`undefined`: any). */
   readonly #languages: readonly string[] | undefined
   readonly #timeoutMs: number
+  readonly #queryTimeoutMs: number
+  /** The last search request's embedding error (cleared by the next one that succeeds). */
+  #queryError: unknown
   readonly #lexicalOptions: { scoring: 'compat' | 'enhanced'; tuning: Tuning }
 
   private constructor(entries: unknown, options: unknown) {
     if (options === null || typeof options !== 'object') throw new EncoderError('E_INVALID_ARG', 'options must be an object with an embedder')
-    const o = readOptionFields<SemanticIndexOptions>(options, ['embedder', 'scoring', 'tuning', 'fusion', 'embedTimeoutMs'], 'options')
+    const o = readOptionFields<SemanticIndexOptions>(options, ['embedder', 'scoring', 'tuning', 'fusion', 'embedTimeoutMs', 'queryTimeoutMs'], 'options')
     const embed = o.embedder !== null && typeof o.embedder === 'object' ? readField(o.embedder, 'embed') : undefined
     if (!embed?.ok || typeof embed.value !== 'function') throw new EncoderError('E_INVALID_ARG', 'options.embedder must be an Embedder')
-    const timeout = o.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS
-    if (typeof timeout !== 'number' || !(timeout >= 0 && timeout <= MAX_TIMER_MS)) {
-      throw new ToolIndexError('E_INVALID_NUMBER', `embedTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
-    }
+    const timeout = checkTimeout(o.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS, 'embedTimeoutMs')
+    this.#queryTimeoutMs = checkTimeout(o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, 'queryTimeoutMs')
     this.#opts = o as SemanticIndexOptions
-    this.#embedder = o.embedder as Embedder
+    const embedder = o.embedder as Embedder
+    const fn = embed.value as (texts: readonly string[], options?: { query?: boolean }) => unknown
+    this.#embedFn = (texts, opts) => Reflect.apply(fn, embedder, opts ? [texts, opts] : [texts])
     this.#languages = embedderLanguages(o.embedder)
     this.#timeoutMs = timeout
     this.#lexicalOptions = { scoring: checkScoring(o.scoring, 'enhanced'), tuning: o.tuning ?? { abstainCoverage: 0 } }
@@ -386,12 +430,19 @@ export class SemanticToolIndex {
     return id
   }
 
-  /** Call the embedder with a deadline; its answer checked into `n` vectors. */
+  /**
+   * Call the embedder with a deadline; its answer checked into `n` vectors. Whatever the
+   * embedder throws becomes `E_ENCODE` (the original as `cause`).
+   */
   async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
     let timer: ReturnType<typeof setTimeout> | undefined
     try {
-      const call = Promise.resolve().then(() => (what === 'texts' ? this.#embedder.embed(texts, { query: true }) : this.#embedder.embed(texts)))
-      const ms = Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
+      const call = Promise.resolve()
+        .then(() => (what === 'texts' ? this.#embedFn(texts, { query: true }) : this.#embedFn(texts)))
+        .catch((err: unknown) => {
+          throw err instanceof EncoderError ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
+        })
+      const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
       const out =
         ms > 0
           ? await Promise.race([
@@ -409,28 +460,31 @@ export class SemanticToolIndex {
     }
   }
 
+  /** Embed tools, `EMBED_BATCH` texts a call; each batch's vectors are stored as it comes. */
   async #embed(entries: readonly Stored[]): Promise<void> {
-    if (entries.length === 0) return
-    let vecs: Float32Array[]
-    try {
-      vecs = await this.#vectors(entries.map(toolText), this.#store?.dim, 'tools')
-    } catch (err) {
-      this.#error = err
-      throw err
+    for (let at = 0; at < entries.length; at += EMBED_BATCH) {
+      const batch = entries.slice(at, at + EMBED_BATCH)
+      let vecs: Float32Array[]
+      try {
+        vecs = await this.#vectors(batch.map(toolText), this.#store?.dim, 'tools')
+      } catch (err) {
+        this.#error = err
+        throw err
+      }
+      if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
+      const store = this.#store
+      // Skip tools removed or replaced while embedding ran.
+      const ids: string[] = []
+      const rows = new Float32Array(batch.length * store.dim)
+      let j = 0
+      batch.forEach((e, i) => {
+        if (this.#entries.get(e.name) !== e) return
+        ids.push(this.#id(e.name))
+        rows.set(vecs[i], j++ * store.dim)
+      })
+      native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
+      for (const id of ids) this.#vectored.add(id)
     }
-    if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
-    const store = this.#store
-    // Skip tools removed or replaced while embedding ran.
-    const ids: string[] = []
-    const rows = new Float32Array(entries.length * store.dim)
-    let j = 0
-    entries.forEach((e, i) => {
-      if (this.#entries.get(e.name) !== e) return
-      ids.push(this.#id(e.name))
-      rows.set(vecs[i], j++ * store.dim)
-    })
-    native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
-    for (const id of ids) this.#vectored.add(id)
     if (this.vectorsReady) this.#error = undefined
   }
 
@@ -458,7 +512,12 @@ export class SemanticToolIndex {
     return this.#vectored.size === this.#entries.size
   }
 
-  /** The lexical index (rebuilt on `upsert`/`remove`). */
+  /** The last search request's embedding error, if the last one failed (`searchFused` then answered lexically). */
+  get queryError(): unknown {
+    return this.#queryError
+  }
+
+  /** The lexical index (updated in place by `upsert`/`remove`). */
   get lexical(): ToolIndex {
     return this.#lexical
   }
@@ -475,10 +534,18 @@ export class SemanticToolIndex {
    */
   upsert(entries: readonly ToolEntryInput[]): Promise<void> {
     const list = readEntries(entries)
+    for (const e of list) {
+      // A name the index holds in another form (`a\uD800` beside `a\uFFFD`) is a duplicate, not a
+      // replacement. Only names with U+FFFD or a lone surrogate can have another form.
+      const key = nameKey(e.name)
+      if (!key.includes('\uFFFD') || this.#entries.has(e.name)) continue
+      for (const held of this.#entries.keys()) {
+        if (nameKey(held) === key) throw new ToolIndexError('E_DUPLICATE_NAME', `the name ${JSON.stringify(e.name)} is already held as ${JSON.stringify(held)}`)
+      }
+    }
     const next = new Map(this.#entries)
     for (const e of list) next.set(e.name, e)
-    this.#lexical = this.#buildLexical(next)
-    this.#entries = next
+    this.#update(next, (lexical) => lexical.upsert(list))
     for (const e of list) {
       const id = this.#idOf.get(e.name)
       if (id !== undefined) this.#vectored.delete(id)
@@ -498,8 +565,7 @@ export class SemanticToolIndex {
     const list = stringList(names, 'names')
     const next = new Map(this.#entries)
     for (const n of list) next.delete(n)
-    this.#lexical = this.#buildLexical(next)
-    this.#entries = next
+    this.#update(next, (lexical) => lexical.remove(list))
     for (const n of list) {
       const id = this.#idOf.get(n)
       if (id === undefined) continue
@@ -509,6 +575,20 @@ export class SemanticToolIndex {
       const store = this.#store
       if (store) native(() => store.remove(id))
     }
+  }
+
+  /**
+   * Change the lexical index in place (`change`) to hold `next`; should that fail, it is built
+   * anew from the tools as they were, and the error thrown: nothing changes.
+   */
+  #update(next: Map<string, Stored>, change: (lexical: ToolIndex) => unknown): void {
+    try {
+      change(this.#lexical)
+    } catch (err) {
+      this.#lexical = this.#buildLexical(this.#entries)
+      throw err
+    }
+    this.#entries = next
   }
 
   /** Lexical search only (synchronous). */
@@ -528,7 +608,7 @@ export class SemanticToolIndex {
 
   /** The `limit` tools nearest to the query by vector alone (waits for `ready`). */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
-    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkQuery(query)
     const k = checkLimit(limit)
     await this.ready
     const store = this.#store
@@ -539,7 +619,7 @@ export class SemanticToolIndex {
 
   /** True when the embedder reads most of the request's words (see `readableShare`). */
   readsRequest(query: string): boolean {
-    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkQuery(query)
     return readableShare(query, this.#languages) >= MIN_READABLE_SHARE
   }
 
@@ -550,20 +630,28 @@ export class SemanticToolIndex {
    * a Chinese request to an English model) is ranked by the lexical channel alone, never embedded.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
-    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkQuery(query)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
     const readable = this.readsRequest(query)
     if (o.wait && readable) await this.ready
     const store = this.#store
-    if (!readable || !this.vectorsReady || !store) {
-      return this.#lexical
+    const lexicalOnly = () =>
+      this.#lexical
         .search(query, o.candidates)
         .slice(0, k)
         .map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
-    }
+    if (!readable || !this.vectorsReady || !store) return lexicalOnly()
     const texts = [query, ...(o.perClause ? queryClauses(query) : [])]
-    const qs = await this.#vectors(texts, store.dim, 'texts')
+    let qs: Float32Array[]
+    try {
+      qs = await this.#vectors(texts, store.dim, 'texts')
+      this.#queryError = undefined
+    } catch (err) {
+      // The embeddings API is down or slow: the lexical ranking still answers.
+      this.#queryError = err
+      return lexicalOnly()
+    }
     // Taken after the wait: a tool removed meanwhile is in neither list.
     const lexical = this.#lexical.search(query, o.candidates)
     const lists = qs.map((q) => this.#named(native(() => store.search(q, o.candidates))))

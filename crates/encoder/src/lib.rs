@@ -61,6 +61,9 @@ const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
 /// The largest `config.json` read (a real one is under 1 KB).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
+/// The largest weights file read (`model.safetensors`): 2 GiB, half a billion f32 parameters.
+const MAX_WEIGHTS_BYTES: u64 = 2 << 30;
+
 /// What the encoder takes from `config.json` beyond candle's own reading.
 #[derive(Debug, PartialEq, Eq)]
 struct Shape {
@@ -120,8 +123,43 @@ fn read_small(path: &Path, limit: u64) -> Result<String, EncoderError> {
     Ok(text)
 }
 
+/// The bytes of a regular file of at most `limit` bytes (`E_MODEL_INVALID` otherwise).
+fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, EncoderError> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(invalid)?;
+    if !meta.is_file() {
+        return Err(invalid(format!("{} is not a regular file", path.display())));
+    }
+    if meta.len() > limit {
+        return Err(invalid(format!("{} is over {limit} bytes", path.display())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .map_err(invalid)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(invalid)?;
+    if bytes.len() as u64 > limit {
+        return Err(invalid(format!("{} is over {limit} bytes", path.display())));
+    }
+    Ok(bytes)
+}
+
 fn invalid(e: impl fmt::Display) -> EncoderError {
     EncoderError::new("E_MODEL_INVALID", e.to_string())
+}
+
+/// Characters of text kept a token of the truncation length: a WordPiece token covers at most a
+/// 100-character word (a longer one is one unknown token), so clipping there leaves the first
+/// tokens as they were while the tokenizer never reads a megabyte text to keep 256 tokens of it.
+const CHARS_PER_TOKEN: usize = 128;
+
+/// The first `chars` characters of `text`.
+fn clip(text: &str, chars: usize) -> &str {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
 }
 
 fn encode_err(e: impl fmt::Display) -> EncoderError {
@@ -134,6 +172,8 @@ pub struct Encoder {
     tokenizer: Tokenizer,
     device: Device,
     dim: usize,
+    /// The most characters of a text given to the tokenizer (see [`clip`]).
+    clip_chars: usize,
     model_id: String,
     dir: PathBuf,
 }
@@ -188,9 +228,8 @@ impl Encoder {
         let shape = check_config(&serde_json::from_str(&config_text).map_err(invalid)?)?;
         let dim = shape.dim;
 
-        let mut tokenizer =
-            Tokenizer::from_bytes(read_small(&tokenizer_path, MAX_TOKENIZER_BYTES)?.as_bytes())
-                .map_err(invalid)?;
+        let tokenizer_text = read_small(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer_text.as_bytes()).map_err(invalid)?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: truncation(max_tokens, shape.max_positions),
@@ -203,12 +242,12 @@ impl Encoder {
         }));
 
         let device = Device::Cpu;
-        // SAFETY of the mmap: the file is opened read-only and the model keeps no view of it
-        // beyond loading; a file changed underneath during load gives wrong weights, not UB in
-        // safe code paths we rely on. candle requires `unsafe` for its mmap loader.
+        // The weights are read, not mapped: a file truncated while a mapping of it is read
+        // kills the process (SIGBUS), while a read just comes back short and fails the load.
+        let weights = read_bytes(&weights_path, MAX_WEIGHTS_BYTES)?;
+        let weights_hash = fnv1a64(&weights);
         let vb =
-            unsafe { VarBuilder::from_mmaped_safetensors(&[&weights_path], DType::F32, &device) }
-                .map_err(invalid)?;
+            VarBuilder::from_buffered_safetensors(weights, DType::F32, &device).map_err(invalid)?;
         // Checkpoints saved from BertModel have bare names ("embeddings.…"); BertForX ones prefix
         // "bert.". A loader that panics on a config it does not expect is an invalid model, not
         // an abort; the first attempt's error is the one reported when both fail.
@@ -224,22 +263,26 @@ impl Encoder {
             Err(first) => load(vb.pp("bert")).map_err(|_| first)?,
         };
 
-        let weights_len = std::fs::metadata(&weights_path)
-            .map(|m| m.len())
-            .unwrap_or(0);
         let name = dir
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".to_string());
         let model_id = format!(
             "{name}@{:016x}",
-            fnv1a64(format!("{config_text}\u{0}{weights_len}\u{0}{max_tokens}").as_bytes())
+            fnv1a64(
+                format!(
+                    "{config_text}\u{0}{weights_hash:016x}\u{0}{:016x}\u{0}{max_tokens}",
+                    fnv1a64(tokenizer_text.as_bytes())
+                )
+                .as_bytes()
+            )
         );
         Ok(Self {
             model,
             tokenizer,
             device,
             dim,
+            clip_chars: truncation(max_tokens, shape.max_positions) * CHARS_PER_TOKEN,
             model_id,
             dir,
         })
@@ -251,7 +294,7 @@ impl Encoder {
     }
 
     /// Identifies the model and its settings: the directory name and a hash of its config,
-    /// weights size and token limit. Vector caches are keyed by it.
+    /// weights, tokenizer and token limit. Vector caches are keyed by it.
     pub fn model_id(&self) -> &str {
         &self.model_id
     }
@@ -279,9 +322,10 @@ impl Encoder {
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError> {
+        let clipped: Vec<&str> = texts.iter().map(|t| clip(t, self.clip_chars)).collect();
         let encodings = self
             .tokenizer
-            .encode_batch(texts.to_vec(), true)
+            .encode_batch(clipped, true)
             .map_err(encode_err)?;
         let n = encodings.len();
         let len = encodings.first().map(|e| e.get_ids().len()).unwrap_or(0);
@@ -382,6 +426,15 @@ mod tests {
                 None => assert_eq!(got.unwrap_err().code, "E_MODEL_INVALID", "{text}"),
             }
         }
+    }
+
+    #[test]
+    fn clip_keeps_whole_characters() {
+        assert_eq!(clip("héllo", 2), "hé");
+        assert_eq!(clip("héllo", 5), "héllo");
+        assert_eq!(clip("héllo", 50), "héllo");
+        assert_eq!(clip("", 3), "");
+        assert_eq!(clip("发送邮件", 1), "发");
     }
 
     #[test]
