@@ -276,10 +276,19 @@ function readLocalOptions(options: unknown): LocalEncoderOptions {
   } as LocalEncoderOptions
 }
 
+/** The texts, copied once (each element read once) and checked: `E_INVALID_ARG` otherwise. */
 function checkTexts(texts: readonly string[]): string[] {
-  if (!Array.isArray(texts)) throw new EncoderError('E_INVALID_ARG', 'texts must be an array of strings')
-  for (const t of texts) if (typeof t !== 'string') throw new EncoderError('E_INVALID_ARG', `texts must be strings, got ${typeof t}`)
-  return texts as string[]
+  let list: unknown[]
+  try {
+    if (!Array.isArray(texts)) throw new EncoderError('E_INVALID_ARG', 'texts must be an array of strings')
+    const n = texts.length
+    list = Array.from({ length: n }, (_, i) => texts[i])
+  } catch (e) {
+    if (e instanceof EncoderError) throw e
+    throw new EncoderError('E_INVALID_ARG', `reading the texts threw: ${describeError(e)}`, { cause: e })
+  }
+  for (const t of list) if (typeof t !== 'string') throw new EncoderError('E_INVALID_ARG', `texts must be strings, got ${typeof t}`)
+  return list as string[]
 }
 
 /**

@@ -4,6 +4,11 @@
 //! (u32), then records of key (u64 FNV-1a of the text), text length in bytes (u32) and `dim` f32.
 //! A file that does not parse, or was written for another model id or dimension, is ignored
 //! (and replaced on the next save); a torn last record is dropped.
+//!
+//! A save appends the records added since the last one, in one write (so two processes sharing
+//! a cache keep each other's vectors, and a save costs what it adds, not the whole file); a file
+//! that cannot take an append (missing, replaced, torn, another model's) is written anew, to a
+//! fresh temporary file renamed over it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -41,14 +46,20 @@ pub fn text_key(text: &str) -> (u64, u32) {
     )
 }
 
+/// Vectors keyed by text (`text_key`).
+type Vectors = HashMap<(u64, u32), Vec<f32>>;
+
 /// Vectors of one model, keyed by text.
 #[derive(Debug)]
 pub struct VectorCache {
     path: PathBuf,
     model_id: String,
     dim: usize,
-    map: HashMap<(u64, u32), Vec<f32>>,
-    dirty: bool,
+    map: Vectors,
+    /// Keys put since the last save, in order.
+    pending: Vec<(u64, u32)>,
+    /// Bytes of the file as this cache last read or wrote it (`None`: write it anew).
+    file_len: Option<u64>,
 }
 
 fn file_name(model_id: &str) -> String {
@@ -70,15 +81,19 @@ impl VectorCache {
     /// Never fails on a bad file: it starts empty instead.
     pub fn open(dir: impl AsRef<Path>, model_id: &str, dim: usize) -> Self {
         let path = dir.as_ref().join(file_name(model_id));
-        let map = read_regular(&path, MAX_FILE_BYTES)
-            .and_then(|b| parse(&b, model_id, dim))
-            .unwrap_or_default();
+        let (map, file_len) = match read_regular(&path, MAX_FILE_BYTES).and_then(|b| {
+            parse(&b, model_id, dim).map(|(m, whole)| (m, whole.then_some(b.len() as u64)))
+        }) {
+            Some((map, len)) => (map, len),
+            None => (HashMap::new(), None),
+        };
         Self {
             path,
             model_id: model_id.to_string(),
             dim,
             map,
-            dirty: false,
+            pending: Vec::new(),
+            file_len,
         }
     }
 
@@ -105,59 +120,136 @@ impl VectorCache {
     /// Cache the vector of `text` (ignored when its length is not the cache's dimension).
     pub fn put(&mut self, text: &str, vector: Vec<f32>) {
         if vector.len() == self.dim {
-            self.map.insert(text_key(text), vector);
-            self.dirty = true;
+            let key = text_key(text);
+            if self.map.insert(key, vector).is_none() {
+                self.pending.push(key);
+            }
         }
     }
 
-    /// Write the cache when it changed: to a temporary file, then renamed over the old one.
+    /// Write what changed: appended to the file when it is still as this cache knows it,
+    /// else the whole cache to a fresh temporary file renamed over it.
     pub fn save(&mut self) -> Result<(), EncoderError> {
-        if !self.dirty {
+        if self.pending.is_empty() {
             return Ok(());
         }
+        if let Some(len) = self.file_len {
+            let mut buf = Vec::with_capacity(self.pending.len() * self.record_len());
+            for key in &self.pending {
+                self.push_record(&mut buf, key);
+            }
+            if let Some(new_len) =
+                append(&self.path, len, self.header_len(), self.record_len(), &buf)
+            {
+                self.file_len = Some(new_len);
+                self.pending.clear();
+                return Ok(());
+            }
+        }
+        self.rewrite()
+    }
+
+    fn header_len(&self) -> u64 {
+        (MAGIC.len() + 8 + self.model_id.len()) as u64
+    }
+
+    fn record_len(&self) -> usize {
+        12 + 4 * self.dim
+    }
+
+    fn push_record(&self, buf: &mut Vec<u8>, key: &(u64, u32)) {
+        if let Some(v) = self.map.get(key) {
+            buf.extend_from_slice(&key.0.to_le_bytes());
+            buf.extend_from_slice(&key.1.to_le_bytes());
+            for x in v {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+
+    /// The whole cache to a new temporary file (never one that already exists: a FIFO or a link
+    /// left at that name is not opened), renamed over the cache file.
+    fn rewrite(&mut self) -> Result<(), EncoderError> {
         let err = |e: std::io::Error| {
             EncoderError::new("E_CACHE", format!("{}: {e}", self.path.display()))
         };
         if let Some(parent) = self.path.parent() {
             std::fs::create_dir_all(parent).map_err(err)?;
         }
-        let mut buf = Vec::with_capacity(
-            MAGIC.len() + 8 + self.model_id.len() + self.map.len() * (12 + 4 * self.dim),
-        );
+        let mut buf =
+            Vec::with_capacity(self.header_len() as usize + self.map.len() * self.record_len());
         buf.extend_from_slice(MAGIC);
         buf.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
         buf.extend_from_slice(self.model_id.as_bytes());
         buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
-        for ((h, l), v) in &self.map {
-            buf.extend_from_slice(&h.to_le_bytes());
-            buf.extend_from_slice(&l.to_le_bytes());
-            for x in v {
-                buf.extend_from_slice(&x.to_le_bytes());
+        for key in self.map.keys() {
+            self.push_record(&mut buf, key);
+        }
+        let mut last = None;
+        for attempt in 0..4u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let tmp = self
+                .path
+                .with_extension(format!("vec.{}.{nanos:x}{attempt}.tmp", std::process::id()));
+            let mut f = match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    last = Some(e);
+                    continue;
+                }
+                Err(e) => return Err(err(e)),
+            };
+            let written = f.write_all(&buf);
+            f.sync_all().ok();
+            drop(f);
+            if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &self.path)) {
+                std::fs::remove_file(&tmp).ok();
+                return Err(err(e));
             }
+            self.file_len = Some(buf.len() as u64);
+            self.pending.clear();
+            return Ok(());
         }
-        let tmp = self
-            .path
-            .with_extension(format!("vec.{}.tmp", std::process::id()));
-        // A new file only: whatever already has that name (a FIFO, whose open would block, or a
-        // link, which would be written through) is not opened.
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(err)?;
-        let written = f.write_all(&buf);
-        f.sync_all().ok();
-        drop(f);
-        if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, &self.path)) {
-            std::fs::remove_file(&tmp).ok();
-            return Err(err(e));
-        }
-        self.dirty = false;
-        Ok(())
+        Err(err(last.unwrap_or_else(|| {
+            std::io::Error::other("no temporary name was free")
+        })))
     }
 }
 
-fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<HashMap<(u64, u32), Vec<f32>>> {
+/// Append `records` to the cache file at `path` when it is a regular file whose length is
+/// still `known` or whole records past it (another process's appends); the new length, or
+/// `None` when the file must be written anew. A FIFO, a device or a link is never written to.
+fn append(path: &Path, known: u64, header: u64, record: usize, records: &[u8]) -> Option<u64> {
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut f = options.open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    if !f.metadata().ok()?.is_file() || len < known || !(len - header).is_multiple_of(record as u64)
+    {
+        return None;
+    }
+    f.write_all(records).ok()?;
+    Some(len + records.len() as u64)
+}
+
+/// The vectors of a cache file, and whether it ends on a whole record.
+fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<(Vectors, bool)> {
     let rest = b.strip_prefix(MAGIC)?;
     let u32_at = |s: &[u8], i: usize| -> Option<u32> {
         Some(u32::from_le_bytes(s.get(i..i + 4)?.try_into().ok()?))
@@ -185,7 +277,7 @@ fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<HashMap<(u64, u32), Vec
             map.insert((h, l), v);
         }
     }
-    Some(map)
+    Some((map, body.len() % rec == 0))
 }
 
 #[cfg(test)]
@@ -213,22 +305,59 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_save_never_opens_what_already_has_the_temporary_name() {
+    fn a_save_never_writes_through_a_link_or_a_leftover() {
         let dir = std::env::temp_dir().join(format!("tivc-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let target = dir.join("victim.txt");
         std::fs::write(&target, b"keep me").unwrap();
         let mut c = VectorCache::open(&dir, "m@2", 2);
         c.put("a", vec![1.0, 0.0]);
-        let tmp = c
+        // A leftover at the temporary name a process of this pid once used blocks nothing.
+        let old_tmp = c
             .path()
             .with_extension(format!("vec.{}.tmp", std::process::id()));
-        std::os::unix::fs::symlink(&target, &tmp).unwrap();
-        assert_eq!(c.save().unwrap_err().code, "E_CACHE");
-        assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
-        std::fs::remove_file(&tmp).unwrap();
+        std::os::unix::fs::symlink(&target, &old_tmp).unwrap();
         c.save().unwrap();
-        assert_eq!(VectorCache::open(&dir, "m@2", 2).len(), 1);
+        // The cache file replaced by a link: the next save writes a new file, not the target.
+        std::fs::remove_file(c.path()).unwrap();
+        std::os::unix::fs::symlink(&target, c.path()).unwrap();
+        c.put("b", vec![0.0, 1.0]);
+        c.save().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
+        assert!(!std::fs::symlink_metadata(c.path()).unwrap().is_symlink());
+        assert_eq!(VectorCache::open(&dir, "m@2", 2).len(), 2);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn saves_append_and_two_writers_keep_both() {
+        let dir = std::env::temp_dir().join(format!("tivc-append-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut a = VectorCache::open(&dir, "m@3", 2);
+        a.put("one", vec![1.0, 0.0]);
+        a.save().unwrap();
+        let first = std::fs::metadata(a.path()).unwrap().len();
+        let mut b = VectorCache::open(&dir, "m@3", 2);
+        a.put("two", vec![0.0, 1.0]);
+        b.put("three", vec![1.0, 1.0]);
+        a.save().unwrap();
+        b.save().unwrap();
+        // Each save added its own record and nothing else.
+        let rec = 12 + 4 * 2;
+        assert_eq!(std::fs::metadata(a.path()).unwrap().len(), first + 2 * rec);
+        let both = VectorCache::open(&dir, "m@3", 2);
+        assert_eq!(both.len(), 3);
+        assert_eq!(both.get("three"), Some(&[1.0f32, 1.0][..]));
+        // A torn file is not appended to (the records after the tear would be misread): the
+        // next save writes it anew.
+        let bytes = std::fs::read(a.path()).unwrap();
+        std::fs::write(a.path(), &bytes[..bytes.len() - 3]).unwrap();
+        let mut c = VectorCache::open(&dir, "m@3", 2);
+        assert_eq!(c.len(), 2);
+        c.put("four", vec![0.5, 0.5]);
+        c.save().unwrap();
+        assert_eq!(VectorCache::open(&dir, "m@3", 2).len(), 3);
         std::fs::remove_dir_all(&dir).ok();
     }
 
