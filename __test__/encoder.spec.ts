@@ -237,7 +237,7 @@ describe('a host embedder (embedderFromFunction)', () => {
     idx.remove(['lookup_flight'])
     expect((await idx.searchVector('flights between airports', 10)).map((h) => h.name)).not.toContain('lookup_flight')
   })
-  test('a request mostly in scripts the embedder does not read is ranked lexically and never embedded', async () => {
+  test('a request mostly in scripts the embedder does not read is never embedded: its lexicon gloss is, or it is ranked lexically', async () => {
     const seen: string[][] = []
     const make = (languages?: string[]) =>
       SemanticToolIndex.create(TOOLS, {
@@ -254,10 +254,19 @@ describe('a host embedder (embedderFromFunction)', () => {
     expect(english.readsRequest('发送邮件给团队')).toBe(false)
     expect(english.readsRequest('send an email to the team')).toBe(true)
     seen.length = 0
-    const zh = await english.searchFused('发送邮件给团队', 3, { wait: true })
+    const zh = await english.searchFused('发送邮件给团队', 3, { wait: true, unreadable: 'lexical' })
     expect(seen).toEqual([])
     expect(zh.map((h) => h.name)).toEqual(english.search('发送邮件给团队', 3).map((r) => r.name))
     expect(zh[0]).toMatchObject({ name: 'send_email', vector: undefined })
+    // By default the gloss is embedded in its place; a request without one stays lexical.
+    const glossed = await english.searchFused('发送邮件给团队', 3)
+    expect(seen).toEqual([['send email mail team']])
+    expect(glossed[0].name).toBe('send_email')
+    expect(glossed[0].vector).toBeGreaterThan(0)
+    seen.length = 0
+    await english.searchFused('你好吗', 3)
+    expect(seen).toEqual([])
+    expect(await english.searchFused('发送邮件', 3, { unreadable: 'both' as never }).catch((e) => e.code)).toBe('E_INVALID_ARG')
     const en = await english.searchFused('send an email to the team', 3)
     expect(seen).toEqual([['send an email to the team']])
     expect(en[0].vector).toBeGreaterThan(0)
@@ -647,7 +656,7 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     expect((await idx.searchVector('I want to eat out with friends on Friday night', 1))[0].name).toBe('book_restaurant')
     const fused = await idx.searchFused('how much is 100 dollars in euros', 2)
     expect(fused[0].name).toBe('convert_currency')
-    expect((await idx.searchFused('北京明天的天气', 3))[0]).toMatchObject({ name: 'get_weather', vector: undefined })
+    expect((await idx.searchFused('北京明天的天气', 3))[0].name).toBe('get_weather')
   })
 
   test('languages come from the model card: English for MiniLM, so a Chinese request stays lexical', async () => {
@@ -656,8 +665,8 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     expect(loadLocalEncoder({ cacheDir: false, languages: ['multilingual'] }).languages).toEqual(['multilingual'])
     const idx = SemanticToolIndex.create(TOOLS, { embedder: enc })
     await idx.ready
-    const zh = await idx.searchFused('发送邮件给团队', 3)
-    expect(zh[0]).toMatchObject({ name: 'send_email', vector: undefined })
+    expect(await idx.searchFused('发送邮件给团队', 3, { unreadable: 'lexical' })).toMatchObject([{ name: 'send_email', vector: undefined }])
+    expect((await idx.searchFused('给团队发邮件说构建失败了', 3))[0].name).toBe('send_email')
   })
 
   test.skipIf(process.platform === 'win32')('a model card that is a FIFO, or too large, is not read: languages unknown', () => {

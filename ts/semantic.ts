@@ -49,6 +49,12 @@ export interface FusionOptions {
    * default false). It applies only to catalogs of at least `candidates` tools.
    */
   abstain?: boolean | AbstainRule
+  /**
+   * A request the embedder cannot read (see `Embedder.languages`): `'gloss'` (default) embeds
+   * its lexicon gloss (`lexiconGloss`: the Chinese words the lexicon knows, in English, with the
+   * request's Latin words), `'lexical'` ranks it by the lexical channel alone.
+   */
+  unreadable?: 'lexical' | 'gloss'
 }
 
 /**
@@ -103,6 +109,7 @@ export const FUSION_DEFAULTS: Readonly<Required<FusionOptions>> = Object.freeze(
   lexicalNorm: 'minmax',
   perClause: true,
   abstain: false,
+  unreadable: 'gloss',
 })
 
 /** A ranked name with its channel scores (undefined: not among that channel's candidates). */
@@ -301,7 +308,7 @@ function toVectors(out: unknown, n: number, dim: number | undefined, what: strin
 /** The fusion options of one call over the index's: fields read once, never through `Object.prototype`, and checked. */
 function readFusion(base: FusionOptions | undefined, given: unknown): Required<FusionOptions> & { wait: boolean } {
   if (given !== undefined && (given === null || typeof given !== 'object')) throw invalidArg(`options must be an object, got ${typeName(given)}`)
-  const keys = ['method', 'lexicalWeight', 'candidates', 'rrfK', 'lexicalNorm', 'perClause', 'abstain'] as const
+  const keys = ['method', 'lexicalWeight', 'candidates', 'rrfK', 'lexicalNorm', 'perClause', 'abstain', 'unreadable'] as const
   const a = base ? readOptionFields<FusionOptions>(base, keys, 'fusion') : {}
   const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, [...keys, 'wait'], 'options') : {}
   const o = { ...FUSION_DEFAULTS } as Required<FusionOptions> & { wait: boolean }
@@ -321,6 +328,7 @@ function readFusion(base: FusionOptions | undefined, given: unknown): Required<F
   if (typeof o.rrfK !== 'number' || !Number.isFinite(o.rrfK) || o.rrfK < 0) throw new ToolIndexError('E_INVALID_NUMBER', `rrfK must be a finite number >= 0, got ${String(o.rrfK)}`)
   if (typeof o.perClause !== 'boolean') throw invalidArg(`perClause must be true or false, got ${typeName(o.perClause)}`)
   o.abstain = readAbstain(o.abstain)
+  if (o.unreadable !== 'lexical' && o.unreadable !== 'gloss') throw invalidArg(`unreadable must be 'lexical' or 'gloss', got ${String(o.unreadable)}`)
   return o
 }
 
@@ -620,29 +628,45 @@ export class SemanticToolIndex {
   /** True when the embedder reads most of the request's words (see `readableShare`). */
   readsRequest(query: string): boolean {
     checkQuery(query)
-    return readableShare(query, this.#languages) >= MIN_READABLE_SHARE
+    return this.#reads(query)
+  }
+
+  #reads(text: string): boolean {
+    return readableShare(text, this.#languages) >= MIN_READABLE_SHARE
+  }
+
+  /**
+   * The text embedded for a request: the request itself when the embedder reads it; else, with
+   * `unreadable: 'gloss'`, its lexicon gloss when the embedder reads that; else none.
+   */
+  #embeddedText(query: string, unreadable: 'lexical' | 'gloss'): string | undefined {
+    if (this.#reads(query)) return query
+    if (unreadable !== 'gloss') return undefined
+    const gloss = native(() => binding.lexiconGloss(query))
+    return gloss && this.#reads(gloss) ? gloss : undefined
   }
 
   /**
    * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
    * vector it answers with the lexical ranking, unless `wait` is true (then it waits for `ready`).
    * A request mostly written in scripts the embedder was not trained on (`Embedder.languages`:
-   * a Chinese request to an English model) is ranked by the lexical channel alone, never embedded.
+   * a Chinese request to an English model) is never embedded itself: its lexicon gloss is, or
+   * with `unreadable: 'lexical'` it is ranked by the lexical channel alone.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
     checkQuery(query)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
-    const readable = this.readsRequest(query)
-    if (o.wait && readable) await this.ready
+    const text = this.#embeddedText(query, o.unreadable)
+    if (o.wait && text !== undefined) await this.ready
     const store = this.#store
     const lexicalOnly = () =>
       this.#lexical
         .search(query, o.candidates)
         .slice(0, k)
         .map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
-    if (!readable || !this.vectorsReady || !store) return lexicalOnly()
-    const texts = [query, ...(o.perClause ? queryClauses(query) : [])]
+    if (text === undefined || !this.vectorsReady || !store) return lexicalOnly()
+    const texts = [text, ...(o.perClause ? queryClauses(text) : [])]
     let qs: Float32Array[]
     try {
       qs = await this.#vectors(texts, store.dim, 'texts')

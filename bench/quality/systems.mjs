@@ -22,10 +22,10 @@ export const SYSTEM_IDS = [
 ]
 
 /** Systems scored only when asked for by name (`--systems`). */
-export const EXTRA_SYSTEM_IDS = ['fused-anyscript']
+export const EXTRA_SYSTEM_IDS = ['fused-anyscript', 'fused-nogloss']
 
 /** Systems that need the local encoder (companion addon + model directory). */
-export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused', 'fused-anyscript']
+export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused', 'fused-anyscript', 'fused-nogloss']
 
 // ---------------------------------------------------------------------------------------------
 // Shared preparation for the JS engines
@@ -314,18 +314,27 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
   // As `searchFused` does: with `scriptRule`, a request the encoder cannot read (mostly in
   // scripts outside its languages) is ranked by the lexical channel alone.
-  const fusedSystem = (id, scriptRule) => ({
+  const readable = (t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE
+  // What is embedded for request `q`, as `searchFused` decides: itself, its lexicon gloss, or
+  // nothing (lexical only); 'any' embeds every request as it is.
+  const embedded = (rule, q) => {
+    if (rule === 'any' || readable(q)) return q
+    const gloss = rule === 'gloss' ? api.nativeBinding.lexiconGloss(q) : ''
+    return gloss && readable(gloss) ? gloss : null
+  }
+  const fusedSystem = (id, rule) => ({
     id,
     label:
       `enhanced (abstaining off) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})` +
-      (scriptRule ? `; requests the encoder cannot read (languages ${JSON.stringify(enc?.languages ?? 'any')}): lexical only` : '; every request embedded'),
+      { lexical: `; requests the encoder cannot read (languages ${JSON.stringify(enc?.languages ?? 'any')}): lexical only`, any: '; every request embedded', gloss: '; requests the encoder cannot read: their lexicon gloss embedded' }[rule],
     build: async (tools) => ({ store: await buildVectors(tools), idx: enhanced(tools) }),
-    prepare: async (h, texts) => prepare(h, scriptRule ? texts.filter((t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE) : texts),
+    prepare: async (h, texts) => prepare(h, texts.map((t) => embedded(rule, t)).filter(Boolean)),
     search: async (h, q) => {
       const lex = h.idx.search(q, CAND)
-      if (scriptRule && sem.readableShare(q, enc.languages) < sem.MIN_READABLE_SHARE) return lex.slice(0, K).map((r) => r.name)
+      const e = embedded(rule, q)
+      if (e === null) return lex.slice(0, K).map((r) => r.name)
       const lists = []
-      for (const t of [q, ...clausesOf(q)]) lists.push(h.store.search(await queryVec(t), CAND))
+      for (const t of [e, ...clausesOf(e)]) lists.push(h.store.search(await queryVec(t), CAND))
       const vec = sem.mergeVectorHits(lists, CAND)
       return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
     },
@@ -339,8 +348,9 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
       prepare,
       search: async (h, q) => h.store.search(await queryVec(q), K).map((r) => r.name),
     },
-    fusedSystem('fused', true),
-    fusedSystem('fused-anyscript', false),
+    fusedSystem('fused', sem.FUSION_DEFAULTS.unreadable),
+    fusedSystem('fused-anyscript', 'any'),
+    fusedSystem('fused-nogloss', 'lexical'),
     {
       id: 'bm25-fused',
       label: `BM25 (minisearch) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
