@@ -29,10 +29,9 @@ export const SET_INFO = [
 export const SET_IDS = SET_INFO.map((s) => s.id)
 
 /**
- * Chinese requests: dev requests of three sets translated into Chinese (`zh-requests.json`, see
- * bench/QUALITY.md), judged as their English originals, over the same English tool catalogs. Not
- * in the default run (`--set zh`), not split: they check the fused ranking's script rule, and
- * nothing is tuned on them.
+ * Chinese requests: samples of three sets' requests, dev and holdout, translated into Chinese
+ * (`zh-requests.json`, see bench/QUALITY.md), judged as their English originals, over the same
+ * English tool catalogs. Not in the default run (`--set zh`); split like their originals.
  */
 export const ZH_SET_INFO = [
   { id: 'etom-l2-zh', corpus: 'etom', from: 'etom-l2', title: 'ETOM L2, in Chinese' },
@@ -87,8 +86,10 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   const translated = (id, originals) => {
     const info = ZH_SET_INFO.find((s) => s.id === id)
     const byId = new Map(originals.map((q) => [q.id, q]))
-    const queries = zh.filter((r) => r.set === info.from).map((r) => ({ id: r.id, query: r.zh, judgement: byId.get(r.id).judgement }))
-    out.push({ ...info, queries, inSplit: queries.length, note: `${queries.length} dev requests of ${info.from}, translated` })
+    const queries = zh
+      .filter((r) => r.set === info.from && inSplit(r.id, split))
+      .map((r) => ({ id: r.id, query: r.zh, judgement: byId.get(r.id).judgement }))
+    out.push({ ...info, queries, inSplit: queries.length, note: `${queries.length} ${split} requests of ${info.from}, translated` })
   }
 
   const finish = (id, rows, extra = {}) => {
