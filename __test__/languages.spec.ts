@@ -1,6 +1,7 @@
 // Which requests an encoder can read: scripts of a request's words, languages of a model card.
 import { describe, expect, test } from 'bun:test'
 import { cardLanguages, readableShare, scriptsOf, wordsByScript } from '../dist/languages.js'
+import { lexiconGloss } from '../dist/semantic.js'
 
 describe('wordsByScript', () => {
   test.each([
@@ -64,5 +65,19 @@ describe('cardLanguages (a model card\'s front matter)', () => {
     ['---\nlanguage:\n---', []],
   ] as [string, string[] | undefined][])('%j', (card, want) => {
     expect(cardLanguages(card)).toEqual(want)
+  })
+})
+
+describe('lexiconGloss (what an English encoder reads of a Chinese request)', () => {
+  test.each([
+    ['帮我在 GitHub 上创建一个 issue', 'GitHub create issue'],
+    ['列出文件夹里的文件', 'list folder directory file'],
+    ['send an email', 'send an email'],
+    ['你好', ''],
+  ])('%j', (query, want) => {
+    expect(lexiconGloss(query)).toBe(want)
+  })
+  test('a request over the query limit is E_TOO_LARGE', () => {
+    expect(() => lexiconGloss('中'.repeat(4 * 1024 * 1024 + 1))).toThrow(expect.objectContaining({ code: 'E_TOO_LARGE' }))
   })
 })

@@ -172,6 +172,16 @@ export function fuse(
     .map(({ order: _o, ...h }) => h)
 }
 
+/**
+ * A request as an English encoder is given it when it cannot read the request itself: each word
+ * of the Chinese lexicon in English, other CJK text dropped, the rest kept
+ * (`帮我在 GitHub 上创建一个 issue` → `GitHub create issue`).
+ */
+export function lexiconGloss(query: string): string {
+  checkQuery(query)
+  return native(() => binding.lexiconGloss(query))
+}
+
 /** The most clauses a request is embedded in (one vector per clause, plus the whole). */
 export const MAX_QUERY_CLAUSES = 6
 
@@ -642,7 +652,7 @@ export class SemanticToolIndex {
   #embeddedText(query: string, unreadable: 'lexical' | 'gloss'): string | undefined {
     if (this.#reads(query)) return query
     if (unreadable !== 'gloss') return undefined
-    const gloss = native(() => binding.lexiconGloss(query))
+    const gloss = lexiconGloss(query)
     return gloss && this.#reads(gloss) ? gloss : undefined
   }
 
