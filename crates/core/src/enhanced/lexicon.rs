@@ -394,7 +394,7 @@ pub fn expand(text: &str) -> Vec<&'static str> {
 /// issue`). A gloss an English sentence encoder can read.
 pub fn gloss(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut keep = |piece: &str, out: &mut String| {
+    let keep = |piece: &str, out: &mut String| {
         for c in piece.chars() {
             out.push(if super::words::is_cjk(c) { ' ' } else { c });
         }
