@@ -10,6 +10,8 @@ use crate::error::coded;
 
 /// The longest vector the store takes, in floats.
 #[napi]
+// Read from JavaScript only; a test build of this crate does not export it.
+#[cfg_attr(test, allow(dead_code))]
 pub const MAX_VECTOR_DIM: u32 = tool_index_core::vector::MAX_DIM as u32;
 
 /// One vector-search result: tool name and cosine similarity.
