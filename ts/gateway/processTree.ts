@@ -52,6 +52,11 @@ function statOf(pid: number | 'self'): ProcInfo | undefined {
   }
 }
 
+/** A process's start time as `/proc` tells it (Linux), or undefined (gone, or no `/proc`). */
+export function startTimeOf(pid: number): string | undefined {
+  return statOf(pid)?.start
+}
+
 /** Parent and start time by pid, from `/proc` (Linux) or `ps` (macOS, BSD); empty when neither answers. */
 function table(): Map<number, ProcInfo> {
   const out = new Map<number, ProcInfo>()

@@ -5,7 +5,8 @@
  */
 import type { GatewaySettings, UpstreamConfig } from './config'
 import type { Logger } from './log'
-import { RUN_MARKER_VAR, killPids, killTree, newRunMarker, processTree, type ProcessRef } from './processTree'
+import { MAX_ANSWER_BYTES, boundedFetch } from './fetch'
+import { RUN_MARKER_VAR, killPids, killTree, newRunMarker, processTree, startTimeOf, type ProcessRef } from './processTree'
 import { loadSdk } from './sdk'
 
 /** The most tools/list pages read from one server (an endless cursor stops here, with a warning). */
@@ -78,6 +79,8 @@ export class Upstream {
   private readonly live = new Set<any>()
   /** Each started stdio transport's run marker (in its processes' environment). */
   private readonly markers = new WeakMap<object, string>()
+  /** The process each stdio transport started, with its start time as read at the spawn. */
+  private readonly roots = new WeakMap<object, ProcessRef>()
   private attempt = 0
   private timer: NodeJS.Timeout | undefined
   private generation = 0
@@ -140,7 +143,9 @@ export class Upstream {
         }
       })
     } else {
-      const init = c.headers ? { requestInit: { headers: c.headers } } : {}
+      // Answers are read through a fetch that stops at MAX_ANSWER_BYTES a message: the SDK reads a
+      // JSON answer whole, and an upstream could otherwise send gigabytes.
+      const init = { fetch: boundedFetch(MAX_ANSWER_BYTES), ...(c.headers ? { requestInit: { headers: c.headers } } : {}) }
       transport = c.transport === 'sse' ? new sdk.SSEClientTransport(new URL(c.url!), init) : new sdk.StreamableHTTPClientTransport(new URL(c.url!), init)
     }
     const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
@@ -159,7 +164,11 @@ export class Upstream {
     this.transport = transport
     if (c.transport === 'stdio') this.live.add(transport)
     try {
-      await withDeadline(client.connect(transport, { timeout: this.settings.connectTimeoutMs }), this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
+      const connecting = client.connect(transport, { timeout: this.settings.connectTimeoutMs })
+      // The child is spawned synchronously by connect: its start time, read now, tells it from a
+      // later process that gets the same pid once it has exited.
+      if (c.transport === 'stdio' && typeof transport.pid === 'number') this.roots.set(transport, { pid: transport.pid, start: startTimeOf(transport.pid) })
+      await withDeadline(connecting, this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
       if (gen !== this.generation) return
       // Set after connect: a failed connect closes the transport, and its own error is the better message.
       client.onclose = () => this.down(gen, 'the connection closed')
@@ -349,15 +358,25 @@ export class Upstream {
   /** A stdio transport's process and its descendants (and the processes with its run marker), listed now (empty for HTTP). */
   private treeOf(transport: any): ProcessRef[] {
     if (!transport || !this.live.has(transport)) return []
-    const pid = transport.pid
-    return processTree(typeof pid === 'number' ? pid : undefined, this.markers.get(transport))
+    return processTree(this.rootOf(transport), this.markers.get(transport))
+  }
+
+  /**
+   * The pid of the process a stdio transport started, while that process still runs: a pid
+   * whose start time is not the one read at the spawn belongs to another process now (the
+   * server exited and the pid was reused), and is never walked or killed.
+   */
+  private rootOf(transport: any): number | undefined {
+    const root = this.roots.get(transport)
+    if (!root) return undefined
+    if (root.start !== undefined && startTimeOf(root.pid) !== root.start) return undefined
+    return root.pid
   }
 
   private killTransport(transport: any): void {
     if (!transport) return
-    const pid = transport.pid
     // The server and whatever it started (a server run through npx is a grandchild).
-    killTree(typeof pid === 'number' ? pid : undefined, this.markers.get(transport))
+    killTree(this.rootOf(transport), this.markers.get(transport))
     this.live.delete(transport)
   }
 
