@@ -91,7 +91,8 @@ export function normalizeServerName(key: string): string {
 function stringMap(v: unknown, where: string): Record<string, string> | undefined {
   if (v === undefined) return undefined
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${where} must be an object of strings`)
-  const out: Record<string, string> = {}
+  // No prototype: a key named "__proto__" is kept as a key, not taken for the prototype.
+  const out: Record<string, string> = Object.create(null)
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== 'string') throw new ConfigError(`${where}.${k} must be a string`)
     out[k] = x
@@ -129,6 +130,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
     const type = typeof s.type === 'string' ? s.type : typeof s.transport === 'string' ? s.transport : undefined
     if (type !== undefined && !KNOWN_TYPES.has(type)) throw new ConfigError(`${where}.type "${type}" is not a transport (known: ${[...KNOWN_TYPES].join(', ')})`)
     if (typeof s.command === 'string' && typeof s.url === 'string') throw new ConfigError(`${where} has both "command" and "url": give one`)
+    if (type === 'stdio' && typeof s.url === 'string') throw new ConfigError(`${where} is of type "stdio", which takes "command", not "url"`)
     let alwaysLoad: boolean | string[] = false
     if (s.alwaysLoad === true) alwaysLoad = true
     else if (Array.isArray(s.alwaysLoad)) {
@@ -146,6 +148,10 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
         throw new ConfigError(`${where}.url is not a valid URL: ${s.url}`)
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${where}.url must be an http: or https: URL, not ${url.protocol}`)
+      // A URL shows in errors the model reads and in logs: credentials go in a header.
+      if (url.username || url.password) {
+        throw new ConfigError(`${where}.url holds a user name or password: give credentials as a header (headers: { "Authorization": "Basic …" }), never in the URL`)
+      }
       const headers = stringMap(s.headers, `${where}.headers`)
       if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env)
       servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad, prefix })
@@ -181,6 +187,9 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       }
       ;(settings as unknown as Record<string, unknown>)[k] = v
     }
+  }
+  if (settings.maxCallTimeoutMs < settings.callTimeoutMs) {
+    throw new ConfigError(`${file}: gateway.maxCallTimeoutMs (${settings.maxCallTimeoutMs}) is below gateway.callTimeoutMs (${settings.callTimeoutMs}): a call's total deadline cannot be shorter than its deadline without progress`)
   }
   return { servers, settings }
 }

@@ -98,19 +98,23 @@ export function processTree(pid: number | undefined, marker?: string): ProcessRe
     seen.add(pid)
     tree.push({ pid, start: procs.get(pid)?.start })
   }
+  // A program that detached on purpose (setsid: a tmux server, an agent, a daemon) is left
+  // running, with what it started, even while its parent runs; where the session is not known
+  // (no `/proc`), every descendant is taken.
+  const self = statOf('self')
+  const detached = (p: number) => self?.session !== undefined && procs.get(p)?.session !== undefined && procs.get(p)?.session !== self.session
   for (let i = 0; i < tree.length && tree.length < MAX_PROCESSES; i++) {
     for (const c of children.get(tree[i].pid) ?? []) {
       if (seen.has(c)) continue
       seen.add(c)
+      if (detached(c)) continue
       tree.push({ pid: c, start: procs.get(c)?.start })
     }
   }
   if (marker) {
     // Only a process still in this gateway's session and process group, as a server's children
-    // are unless they detach: a program that detached on purpose (setsid: a tmux server, an
-    // agent, a daemon) keeps running even when it inherited the marker. The environment, whose
-    // read can wait on a busy process, is read only for those few.
-    const self = statOf('self')
+    // are unless they detach (see above). The environment, whose read can wait on a busy
+    // process, is read only for those few.
     const needle = Buffer.from(`${RUN_MARKER_VAR}=${marker}\0`)
     for (const [p, info] of procs) {
       if (seen.has(p) || p === process.pid || tree.length >= MAX_PROCESSES) continue

@@ -236,7 +236,7 @@ export async function serveHttp(
 
 /**
  * The `serve` subcommand: resolves with the exit code once the gateway stops (stdin closes in
- * stdio mode; SIGINT / SIGTERM in both).
+ * stdio mode; SIGINT / SIGTERM / SIGHUP in both).
  */
 export async function runServe(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>
@@ -309,8 +309,16 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   let closeAll = () => gateway.close()
   process.once('exit', () => gateway.killAll())
-  process.once('SIGINT', () => void shutdown(0, 'SIGINT'))
-  process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'))
+  // SIGHUP (the terminal went away) stops like SIGTERM. A second signal while stopping ends the
+  // process at once, but only after the servers' process trees are killed (a signal's default
+  // action would skip the exit handler).
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      if (!closing) return void shutdown(0, sig)
+      gateway.killAll()
+      process.exit(1)
+    })
+  }
   if (port !== undefined) {
     let served: HttpGateway
     try {

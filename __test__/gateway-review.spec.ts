@@ -88,3 +88,76 @@ test('startTimeOf tells a running process from a pid no process has', () => {
   expect(tree.startTimeOf(process.pid)).toBe(tree.startTimeOf(process.pid))
   expect(tree.startTimeOf(2 ** 22 + 12345)).toBeUndefined()
 })
+
+describe('config: what the review found accepted', () => {
+  const cfg = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
+  test.each([
+    [{ mcpServers: { a: { url: 'https://user:secret@example.com/mcp' } } }, /holds a user name or password/],
+    [{ mcpServers: { a: { url: 'https://user@example.com/mcp' } } }, /holds a user name or password/],
+    [{ mcpServers: { a: { type: 'stdio', url: 'http://127.0.0.1:1/mcp' } } }, /type "stdio", which takes "command"/],
+    [{ mcpServers: { a: { command: 'node' } }, gateway: { callTimeoutMs: 5000, maxCallTimeoutMs: 1000 } }, /maxCallTimeoutMs \(1000\) is below/],
+  ])('%j is refused', (data, message) => {
+    expect(() => cfg.parseConfig(data, 'cfg', {})).toThrow(message)
+  })
+  test('an env entry named __proto__ is kept as a variable, not taken for a prototype', () => {
+    const parsed = cfg.parseConfig(JSON.parse('{"mcpServers":{"a":{"command":"node","env":{"__proto__":"x","B":"y"}}}}'), 'cfg', {})
+    const env = parsed.servers[0].env as Record<string, string>
+    expect(Object.keys(env).sort()).toEqual(['B', '__proto__'])
+    expect(env.__proto__).toBe('x')
+  })
+})
+
+test.skipIf(process.platform !== 'linux')('a child that detached on purpose (its own session) is not in its parent\'s tree', async () => {
+  const { spawn } = require('node:child_process') as typeof import('node:child_process')
+  const sh = spawn('sh', ['-c', 'setsid sleep 30 & sleep 30 & echo ready; wait'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  try {
+    await new Promise<void>((r) => sh.stdout!.once('data', () => r()))
+    await new Promise((r) => setTimeout(r, 300))
+    const fs = require('node:fs') as typeof import('node:fs')
+    const kids = fs
+      .readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          const st = fs.readFileSync(`/proc/${p}/stat`, 'utf8')
+          return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]) === sh.pid
+        } catch {
+          return false
+        }
+      })
+      .map(Number)
+    expect(kids.length).toBe(2)
+    const listed = tree.processTree(sh.pid).map((p) => p.pid)
+    expect(listed).toContain(sh.pid)
+    expect(listed.filter((p) => kids.includes(p)).length).toBe(1)
+    for (const k of kids) process.kill(k, 'SIGKILL')
+  } finally {
+    sh.kill('SIGKILL')
+  }
+})
+
+test('tool-index serve stops on SIGHUP as on SIGTERM', async () => {
+  const path = require('node:path') as typeof import('node:path')
+  const fs = require('node:fs') as typeof import('node:fs')
+  const os = require('node:os') as typeof import('node:os')
+  const { spawn } = require('node:child_process') as typeof import('node:child_process')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-index-hup-'))
+  const file = path.join(dir, 'cfg.json')
+  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [flaky] } } }))
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'cli.js'), 'serve', '--config', file], { stdio: ['pipe', 'ignore', 'pipe'] })
+  let err = ''
+  child.stderr!.on('data', (d) => (err += d))
+  try {
+    const deadline = Date.now() + 30_000
+    while (!/ready/.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect(err).toMatch(/ready/)
+    child.kill('SIGHUP')
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)))
+    expect(code).toBe(0)
+    expect(err).toMatch(/stopping \(SIGHUP\)/)
+  } finally {
+    child.kill('SIGKILL')
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}, 60_000)
