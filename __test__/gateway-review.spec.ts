@@ -127,8 +127,8 @@ test.skipIf(process.platform !== 'linux')('a child that detached on purpose (its
       })
       .map(Number)
     expect(kids.length).toBe(2)
-    const listed = tree.processTree(sh.pid).map((p) => p.pid)
-    expect(listed).toContain(sh.pid)
+    const listed = tree.processTree(sh.pid as number).map((p) => p.pid)
+    expect(listed).toContain(sh.pid as number)
     expect(listed.filter((p) => kids.includes(p)).length).toBe(1)
     for (const k of kids) process.kill(k, 'SIGKILL')
   } finally {
@@ -159,5 +159,31 @@ test('tool-index serve stops on SIGHUP as on SIGTERM', async () => {
   } finally {
     child.kill('SIGKILL')
     fs.rmSync(dir, { recursive: true, force: true })
+  }
+}, 60_000)
+
+test('an error answer to the tools/list after list_changed keeps the tools listed before, and the server up', async () => {
+  const path = require('node:path') as typeof import('node:path')
+  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
+  const quiet = gw.stderrLogger({ write: () => {} })
+  const g = new gw.Gateway({
+    config: gw.parseConfig(
+      { mcpServers: { le: { command: process.execPath, args: [flaky], env: { FLAKY_MODE: 'list-error' } } }, gateway: { backoffInitialMs: 60_000 } },
+      'le',
+      {},
+    ),
+    logger: quiet,
+  })
+  try {
+    await g.start()
+    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    expect((await g.search('select:mcp__le__poke', 1, session)).matches.map((m: { name: string }) => m.name)).toEqual(['mcp__le__poke'])
+    expect(await g.execute('mcp__le__poke', {}, session)).toMatchObject({ content: [{ type: 'text', text: 'poked' }] })
+    await new Promise((r) => setTimeout(r, 1000))
+    const after = await g.search('select:mcp__le__poke', 1, session)
+    expect(after.unavailable_servers).toEqual([])
+    expect(after.matches.map((m: { name: string }) => m.name)).toEqual(['mcp__le__poke'])
+  } finally {
+    await g.close()
   }
 }, 60_000)

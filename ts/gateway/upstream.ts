@@ -238,6 +238,7 @@ export class Upstream {
   }
 
   private async refresh(gen: number): Promise<void> {
+    const t0 = Date.now()
     try {
       const tools = await this.listAll(this.client)
       if (gen !== this.generation || this.state !== 'ready') return
@@ -245,7 +246,15 @@ export class Upstream {
       this.log.log('info', 'list_changed', `tool list changed: ${tools.length} tools`, { server: this.name, tools: tools.length })
       this.events.onTools(this)
     } catch (e) {
-      if (gen === this.generation) this.down(gen, `tools/list after list_changed failed: ${(e as Error)?.message ?? e}`)
+      if (gen !== this.generation) return
+      const code = (e as { code?: unknown })?.code
+      const answered = typeof code === 'number' && Date.now() - t0 < this.settings.listTimeoutMs
+      if (answered) {
+        // The server answered with an error on a live connection: its tools stay as they were.
+        this.log.log('warn', 'list_changed_failed', `tools/list after list_changed answered an error (${(e as Error)?.message ?? e}); keeping the ${this.tools.length} tools listed before`, { server: this.name })
+        return
+      }
+      this.down(gen, `tools/list after list_changed failed: ${(e as Error)?.message ?? e}`)
     }
   }
 
