@@ -187,3 +187,34 @@ test('an error answer to the tools/list after list_changed keeps the tools liste
     await g.close()
   }
 }, 60_000)
+
+test("an upstream's own -32001 after progress past callTimeoutMs is its answer, not the gateway's timeout", async () => {
+  const path = require('node:path') as typeof import('node:path')
+  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
+  const quiet = gw.stderrLogger({ write: () => {} })
+  const g = new gw.Gateway({
+    config: gw.parseConfig(
+      { mcpServers: { rpc: { command: process.execPath, args: [flaky], env: { FLAKY_MODE: 'rpc-error' } } }, gateway: { callTimeoutMs: 500 } },
+      'rpc',
+      {},
+    ),
+    logger: quiet,
+  })
+  try {
+    await g.start()
+    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    await g.search('select:mcp__rpc__rpc_fail', 1, session)
+    let notices = 0
+    const out = await g
+      .execute('mcp__rpc__rpc_fail', { code: -32001, progressMs: 1200 }, session, { onProgress: () => void notices++ })
+      .then(
+        (r) => r,
+        (e: unknown) => e,
+      )
+    expect(notices).toBeGreaterThan(3)
+    expect(out).toMatchObject({ code: -32001 })
+    expect(String((out as Error).message)).toContain('custom failure')
+  } finally {
+    await g.close()
+  }
+}, 60_000)

@@ -325,10 +325,18 @@ export class Upstream {
     if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
     if (opts.onlog) this.logListeners.add(opts.onlog)
     const t0 = Date.now()
+    // The SDK's deadline restarts at each progress notice: when the last one came tells its
+    // timeout from an upstream's own -32001.
+    let lastProgress = t0
+    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+      lastProgress = Date.now()
+      opts.onprogress?.(p)
+    }
     try {
       return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
         signal: opts.signal,
-        onprogress: opts.onprogress,
+        // Only when the client asked for progress (a handler makes the SDK ask the server for it).
+        onprogress: opts.onprogress ? onprogress : undefined,
         timeout: this.settings.callTimeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: this.settings.maxCallTimeoutMs,
@@ -339,7 +347,9 @@ export class Upstream {
       // The SDK's own deadline and a closed connection are told apart from an upstream's error
       // with the same code (-32001, -32000 are also codes a server may answer with): the
       // deadline has passed, or the connection's close has already taken the server down.
-      if (err?.code === sdk.types.ErrorCode.RequestTimeout && Date.now() - t0 >= this.settings.callTimeoutMs) {
+      const now = Date.now()
+      const timedOut = now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs
+      if (err?.code === sdk.types.ErrorCode.RequestTimeout && timedOut) {
         void this.checkAlive(gen)
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
