@@ -218,3 +218,38 @@ test("an upstream's own -32001 after progress past callTimeoutMs is its answer, 
     await g.close()
   }
 }, 60_000)
+
+test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed), not kept listed for good', async () => {
+  const path = require('node:path') as typeof import('node:path')
+  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
+  const quiet = gw.stderrLogger({ write: () => {} })
+  const inner = new gw.Gateway({ config: gw.parseConfig({ mcpServers: { flaky: { command: process.execPath, args: [flaky], alwaysLoad: ['echo'] } } }, 'inner', {}), logger: quiet })
+  const served = await gw.serveHttp(inner, { port: 0, log: quiet })
+  void inner.start()
+  const outer = new gw.Gateway({
+    config: gw.parseConfig({ mcpServers: { inner: { url: served.url } }, gateway: { connectTimeoutMs: 8000, backoffInitialMs: 60_000 } }, 'outer', {}),
+    logger: quiet,
+  })
+  let innerOpen = true
+  try {
+    await outer.start()
+    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    const name = 'mcp__inner__mcp__flaky__echo'
+    expect((await outer.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
+    expect(await outer.execute(name, { text: 'up' }, session)).toMatchObject({ structuredContent: { echoed: 'up' } })
+    await served.close()
+    await inner.close()
+    innerOpen = false
+    const out = (await outer.execute(name, { text: 'down' }, session)) as { isError?: boolean; structuredContent?: { failed?: string } }
+    expect(out.isError).toBe(true)
+    expect(out.structuredContent?.failed).toBe('connection_closed')
+    const after = await outer.search('echo', 5, session)
+    expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
+  } finally {
+    await outer.close()
+    if (innerOpen) {
+      await served.close()
+      await inner.close()
+    }
+  }
+}, 60_000)

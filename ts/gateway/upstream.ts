@@ -248,7 +248,8 @@ export class Upstream {
     } catch (e) {
       if (gen !== this.generation) return
       const code = (e as { code?: unknown })?.code
-      const answered = typeof code === 'number' && Date.now() - t0 < this.settings.listTimeoutMs
+      // A JSON-RPC error code is negative; an HTTP status (a lost session) is not an answer.
+      const answered = typeof code === 'number' && code < 0 && Date.now() - t0 < this.settings.listTimeoutMs
       if (answered) {
         // The server answered with an error on a live connection: its tools stay as they were.
         this.log.log('warn', 'list_changed_failed', `tools/list after list_changed answered an error (${(e as Error)?.message ?? e}); keeping the ${this.tools.length} tools listed before`, { server: this.name })
@@ -353,8 +354,12 @@ export class Upstream {
         void this.checkAlive(gen)
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
-      if (gen !== this.generation) {
-        this.down(gen, `the connection closed during tools/call "${name}"`)
+      // Over HTTP a dead or restarted upstream never closes the connection: its requests fail
+      // with no JSON-RPC code (the fetch failed) or with an HTTP status (404: the session is
+      // gone). Either takes it down, to reconnect with a new session.
+      const httpFailure = this.config.transport !== 'stdio' && !(typeof err?.code === 'number' && err.code < 0)
+      if (gen !== this.generation || httpFailure) {
+        this.down(gen, httpFailure ? `tools/call "${name}" failed over HTTP: ${err?.message ?? e}` : `the connection closed during tools/call "${name}"`)
         throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`, 'connection_closed')
       }
       throw e
