@@ -253,3 +253,37 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
     }
   }
 }, 60_000)
+
+test("at most 32 new sessions' bodies are read at once; more get 503 at once", async () => {
+  const quiet = gw.stderrLogger({ write: () => {} })
+  const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty', {}), logger: quiet })
+  const served = await gw.serveHttp(g, { port: 0, log: quiet })
+  const port = Number(new URL(served.url).port)
+  const reqs: http.ClientRequest[] = []
+  try {
+    const statuses = await new Promise<number[]>((resolve) => {
+      const got: number[] = []
+      const timer = setTimeout(() => resolve(got), 5000)
+      for (let i = 0; i < 40; i++) {
+        const r = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(4 * 1024 * 1024) } })
+        r.on('response', (res) => {
+          got.push(res.statusCode ?? 0)
+          res.resume()
+          if (got.length === 8) {
+            clearTimeout(timer)
+            setTimeout(() => resolve(got), 300)
+          }
+        })
+        r.on('error', () => {})
+        r.write('{"jsonrpc":')
+        reqs.push(r)
+      }
+    })
+    expect(statuses.length).toBe(8)
+    expect(statuses.every((s) => s === 503)).toBe(true)
+  } finally {
+    for (const r of reqs) r.destroy()
+    await served.close()
+    await g.close()
+  }
+}, 30_000)

@@ -25,27 +25,40 @@ export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] 
 /** The largest request body a new session's first request may have (the SDK's own limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
-/** A request's body as text, or undefined once it passes `limit` bytes (the rest is not kept). */
-function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
+/** New sessions' bodies read at once, at most: more wait for none and get 503. */
+const MAX_BODIES_READING = 32
+
+/** How long a new session's body may take to arrive. */
+const BODY_DEADLINE_MS = 30_000
+
+/**
+ * A request's body as text; `'too-large'` once it passes `limit` bytes (the rest is not kept),
+ * `'late'` when it has not ended within `deadlineMs`.
+ */
+function readBody(req: http.IncomingMessage, limit: number, deadlineMs: number): Promise<string | 'too-large' | 'late'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
-    let over = false
+    let done = false
+    const finish = (v: string | 'too-large' | 'late') => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      chunks.length = 0
+      resolve(v)
+    }
+    const timer = setTimeout(() => finish('late'), deadlineMs)
     req.on('data', (chunk: Buffer) => {
-      if (over) return
+      if (done) return
       size += chunk.length
-      if (size > limit) {
-        over = true
-        chunks.length = 0
-        resolve(undefined)
-        return
-      }
+      if (size > limit) return finish('too-large')
       chunks.push(chunk)
     })
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks).toString('utf8'))
+    req.on('end', () => finish(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', (e) => {
+      clearTimeout(timer)
+      if (!done) reject(e)
     })
-    req.on('error', reject)
   })
 }
 
@@ -129,6 +142,8 @@ export async function serveHttp(
   sweep.unref()
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1'
   let port = opts.port
+  /** New sessions' bodies being read now (see MAX_BODIES_READING). */
+  let reading = 0
   const httpServer = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x')
@@ -162,10 +177,22 @@ export async function serveHttp(
       // new one (Host, Accept and content checks passed): a rejected request ends nobody's session.
       let body: unknown
       if (req.method === 'POST') {
-        const raw = await readBody(req, MAX_BODY_BYTES)
-        if (raw === undefined) {
+        if (reading >= MAX_BODIES_READING) {
           res.once('finish', () => req.destroy())
-          rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
+          rpcError(res, 503, -32000, `Too many requests being read: at most ${MAX_BODIES_READING} new sessions' bodies at once`, { connection: 'close', 'retry-after': '5' })
+          return
+        }
+        reading++
+        let raw: string
+        try {
+          raw = await readBody(req, MAX_BODY_BYTES, BODY_DEADLINE_MS)
+        } finally {
+          reading--
+        }
+        if (raw === 'too-large' || raw === 'late') {
+          res.once('finish', () => req.destroy())
+          if (raw === 'too-large') rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
+          else rpcError(res, 408, -32600, `Request body not received within ${BODY_DEADLINE_MS} ms`, { connection: 'close' })
           return
         }
         try {
