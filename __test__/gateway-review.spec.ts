@@ -7,6 +7,12 @@ import type { AddressInfo } from 'node:net'
 const fetchMod = require('../dist/gateway/fetch.js') as typeof import('../ts/gateway/fetch')
 const tree = require('../dist/gateway/processTree.js') as typeof import('../ts/gateway/processTree')
 const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
+const { ToolSearchSession } = require('../dist/toolSearch.js')
+const FLAKY = require('node:path').join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs') as string
+const quiet = gw.stderrLogger({ write: () => {} })
+/** A gateway over a config object (no environment), logging nothing. */
+const gatewayOf = (data: unknown, name = 'test') => new gw.Gateway({ config: gw.parseConfig(data, name, {}), logger: quiet })
+const newSession = () => ({ search: new ToolSearchSession() })
 
 const LIMIT = 64 * 1024
 let server: http.Server
@@ -63,15 +69,11 @@ describe('boundedFetch', () => {
 })
 
 test('an HTTP upstream whose answer never ends is named unavailable, not read into memory', async () => {
-  const quiet = gw.stderrLogger({ write: () => {} })
-  const g = new gw.Gateway({
-    config: gw.parseConfig({ mcpServers: { huge: { url: `${base}/mcp` } }, gateway: { connectTimeoutMs: 20_000, backoffInitialMs: 60_000 } }, 'huge'),
-    logger: quiet,
-  })
+  const g = gatewayOf({ mcpServers: { huge: { url: `${base}/mcp` } }, gateway: { connectTimeoutMs: 20_000, backoffInitialMs: 60_000 } })
   const rss = process.memoryUsage().rss
   try {
     await g.start()
-    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    const session = newSession()
     const r = await g.search('anything', 1, session)
     expect(r.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['huge'])
     expect(r.unavailable_servers[0].error).toMatch(/over 16777216 bytes/)
@@ -143,8 +145,7 @@ test('tool-index serve stops on SIGHUP as on SIGTERM', async () => {
   const { spawn } = require('node:child_process') as typeof import('node:child_process')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-index-hup-'))
   const file = path.join(dir, 'cfg.json')
-  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
-  fs.writeFileSync(file, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [flaky] } } }))
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY] } } }))
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'cli.js'), 'serve', '--config', file], { stdio: ['pipe', 'ignore', 'pipe'] })
   let err = ''
   child.stderr!.on('data', (d) => (err += d))
@@ -163,20 +164,10 @@ test('tool-index serve stops on SIGHUP as on SIGTERM', async () => {
 }, 60_000)
 
 test('an error answer to the tools/list after list_changed keeps the tools listed before, and the server up', async () => {
-  const path = require('node:path') as typeof import('node:path')
-  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
-  const quiet = gw.stderrLogger({ write: () => {} })
-  const g = new gw.Gateway({
-    config: gw.parseConfig(
-      { mcpServers: { le: { command: process.execPath, args: [flaky], env: { FLAKY_MODE: 'list-error' } } }, gateway: { backoffInitialMs: 60_000 } },
-      'le',
-      {},
-    ),
-    logger: quiet,
-  })
+  const g = gatewayOf({ mcpServers: { le: { command: process.execPath, args: [FLAKY], env: { FLAKY_MODE: 'list-error' } } }, gateway: { backoffInitialMs: 60_000 } })
   try {
     await g.start()
-    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    const session = newSession()
     expect((await g.search('select:mcp__le__poke', 1, session)).matches.map((m: { name: string }) => m.name)).toEqual(['mcp__le__poke'])
     expect(await g.execute('mcp__le__poke', {}, session)).toMatchObject({ content: [{ type: 'text', text: 'poked' }] })
     await new Promise((r) => setTimeout(r, 1000))
@@ -189,20 +180,10 @@ test('an error answer to the tools/list after list_changed keeps the tools liste
 }, 60_000)
 
 test("an upstream's own -32001 after progress past callTimeoutMs is its answer, not the gateway's timeout", async () => {
-  const path = require('node:path') as typeof import('node:path')
-  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
-  const quiet = gw.stderrLogger({ write: () => {} })
-  const g = new gw.Gateway({
-    config: gw.parseConfig(
-      { mcpServers: { rpc: { command: process.execPath, args: [flaky], env: { FLAKY_MODE: 'rpc-error' } } }, gateway: { callTimeoutMs: 500 } },
-      'rpc',
-      {},
-    ),
-    logger: quiet,
-  })
+  const g = gatewayOf({ mcpServers: { rpc: { command: process.execPath, args: [FLAKY], env: { FLAKY_MODE: 'rpc-error' } } }, gateway: { callTimeoutMs: 500 } })
   try {
     await g.start()
-    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    const session = newSession()
     await g.search('select:mcp__rpc__rpc_fail', 1, session)
     let notices = 0
     const out = await g
@@ -220,20 +201,14 @@ test("an upstream's own -32001 after progress past callTimeoutMs is its answer, 
 }, 60_000)
 
 test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed), not kept listed for good', async () => {
-  const path = require('node:path') as typeof import('node:path')
-  const flaky = path.join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs')
-  const quiet = gw.stderrLogger({ write: () => {} })
-  const inner = new gw.Gateway({ config: gw.parseConfig({ mcpServers: { flaky: { command: process.execPath, args: [flaky], alwaysLoad: ['echo'] } } }, 'inner', {}), logger: quiet })
+  const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['echo'] } } }, 'inner')
   const served = await gw.serveHttp(inner, { port: 0, log: quiet })
   void inner.start()
-  const outer = new gw.Gateway({
-    config: gw.parseConfig({ mcpServers: { inner: { url: served.url } }, gateway: { connectTimeoutMs: 8000, backoffInitialMs: 60_000 } }, 'outer', {}),
-    logger: quiet,
-  })
+  const outer = gatewayOf({ mcpServers: { inner: { url: served.url } }, gateway: { connectTimeoutMs: 8000, backoffInitialMs: 60_000 } }, 'outer')
   let innerOpen = true
   try {
     await outer.start()
-    const session = { search: new (require('../dist/toolSearch.js').ToolSearchSession)() }
+    const session = newSession()
     const name = 'mcp__inner__mcp__flaky__echo'
     expect((await outer.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
     expect(await outer.execute(name, { text: 'up' }, session)).toMatchObject({ structuredContent: { echoed: 'up' } })
@@ -255,8 +230,7 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
 }, 60_000)
 
 test("at most 32 new sessions' bodies are read at once; more get 503 at once", async () => {
-  const quiet = gw.stderrLogger({ write: () => {} })
-  const g = new gw.Gateway({ config: gw.parseConfig({ mcpServers: {} }, 'empty', {}), logger: quiet })
+  const g = gatewayOf({ mcpServers: {} })
   const served = await gw.serveHttp(g, { port: 0, log: quiet })
   const port = Number(new URL(served.url).port)
   const reqs: http.ClientRequest[] = []

@@ -106,21 +106,7 @@ fn truncation(max_tokens: usize, max_positions: usize) -> usize {
 
 /// A regular file's text, refused past `limit` bytes (a FIFO or a device is never opened).
 fn read_small(path: &Path, limit: u64) -> Result<String, EncoderError> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(invalid)?;
-    if !meta.is_file() {
-        return Err(invalid(format!("{} is not a regular file", path.display())));
-    }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .map_err(invalid)?
-        .take(limit + 1)
-        .read_to_string(&mut text)
-        .map_err(invalid)?;
-    if text.len() as u64 > limit {
-        return Err(invalid(format!("{} is over {limit} bytes", path.display())));
-    }
-    Ok(text)
+    String::from_utf8(read_bytes(path, limit)?).map_err(invalid)
 }
 
 /// The bytes of a regular file of at most `limit` bytes (`E_MODEL_INVALID` otherwise).
