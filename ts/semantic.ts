@@ -552,14 +552,16 @@ export class SemanticToolIndex {
    */
   upsert(entries: readonly ToolEntryInput[]): Promise<void> {
     const list = readEntries(entries)
+    // A name the index holds in another form (`a\uD800` beside `a\uFFFD`) is a duplicate, not a
+    // replacement. Only names with U+FFFD or a lone surrogate can have another form; the held
+    // names' keys are listed once, when such a name comes.
+    let heldKeys: Map<string, string> | undefined
     for (const e of list) {
-      // A name the index holds in another form (`a\uD800` beside `a\uFFFD`) is a duplicate, not a
-      // replacement. Only names with U+FFFD or a lone surrogate can have another form.
       const key = nameKey(e.name)
       if (!key.includes('\uFFFD') || this.#entries.has(e.name)) continue
-      for (const held of this.#entries.keys()) {
-        if (nameKey(held) === key) throw new ToolIndexError('E_DUPLICATE_NAME', `the name ${JSON.stringify(e.name)} is already held as ${JSON.stringify(held)}`)
-      }
+      heldKeys ??= new Map([...this.#entries.keys()].map((n) => [nameKey(n), n]))
+      const held = heldKeys.get(key)
+      if (held !== undefined) throw new ToolIndexError('E_DUPLICATE_NAME', `the name ${JSON.stringify(e.name)} is already held as ${JSON.stringify(held)}`)
     }
     const next = new Map(this.#entries)
     for (const e of list) next.set(e.name, e)
