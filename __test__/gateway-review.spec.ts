@@ -261,3 +261,79 @@ test("at most 32 new sessions' bodies are read at once; more get 503 at once", a
     await g.close()
   }
 }, 30_000)
+
+describe('direct calls by bare name (`prefix: false`)', () => {
+  type CallResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> }
+  const { Client } = require('@modelcontextprotocol/sdk/client/index.js')
+  const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js')
+  /** A gateway served over HTTP, and one MCP client of it. */
+  const clientOf = async (data: unknown) => {
+    const g = gatewayOf(data)
+    const served = await gw.serveHttp(g, { port: 0, log: quiet })
+    void g.start()
+    const client = new Client({ name: 'bare-names', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)))
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      (client.callTool({ name, arguments: args }) as Promise<CallResult>).catch((e: Error & { code?: number }) => ({ thrown: e.code ?? e.message }))
+    const close = async () => {
+      await client.close().catch(() => {})
+      await served.close()
+      await g.close()
+    }
+    return { client, call, close }
+  }
+  const textOf = (r: unknown) => ((r as CallResult).content ?? []).map((c) => c.text).join('\n')
+
+  test("a bare direct name of a server that went down answers unavailable, and one of a server that never came up too", async () => {
+    const missing = require('node:path').join(require('node:os').tmpdir(), `no-such-server-${process.pid}`)
+    const { client, call, close } = await clientOf({
+      mcpServers: {
+        flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['echo', 'typed_echo', 'crash'], prefix: false },
+        gone: { command: missing, alwaysLoad: ['vanish'], prefix: false },
+      },
+      gateway: { backoffInitialMs: 60_000, backoffMaxMs: 60_000 },
+    })
+    try {
+      expect((await client.listTools()).tools.map((t: { name: string }) => t.name)).toEqual(
+        expect.arrayContaining(['echo', 'typed_echo', 'crash']),
+      )
+      expect(await call('echo', { text: 'up' })).toMatchObject({ structuredContent: { echoed: 'up' } })
+      // Named in alwaysLoad of a server that never listed its tools.
+      const vanish = await call('vanish')
+      expect(vanish).toMatchObject({ isError: true, structuredContent: { refused: 'unavailable', server: 'gone', tool_name: 'mcp__gone__vanish' } })
+      await call('crash')
+      let down: unknown
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        down = await call('echo', { text: 'down' })
+        if ((down as CallResult).structuredContent?.refused === 'unavailable') break
+      }
+      expect(down).toMatchObject({ isError: true, structuredContent: { refused: 'unavailable', server: 'flaky', tool_name: 'mcp__flaky__echo' } })
+      expect(textOf(down)).toMatch(/server "flaky" is unavailable/)
+      // A tool with an outputSchema: the refusal is its text alone.
+      const typed = await call('typed_echo', { text: 'down' })
+      expect(typed).toMatchObject({ isError: true })
+      expect((typed as CallResult).structuredContent).toBeUndefined()
+      // Names no server loads directly stay unknown, and the gateway's own names stay its own.
+      expect(await call('fail')).toEqual({ thrown: -32602 })
+      expect(await call('no_such_tool')).toEqual({ thrown: -32602 })
+    } finally {
+      await close()
+    }
+  }, 60_000)
+
+  test('a tool its server lists twice runs by its bare name through execute_tool as it does directly', async () => {
+    const { call, close } = await clientOf({
+      mcpServers: { tw: { command: process.execPath, args: [FLAKY], env: { FLAKY_MODE: 'twice' }, alwaysLoad: true, prefix: false } },
+      gateway: { requireDiscovered: false },
+    })
+    try {
+      expect(textOf(await call('twin'))).toBe('twin ran')
+      expect(textOf(await call('execute_tool', { tool_name: 'twin', arguments: {} }))).toBe('twin ran')
+      expect(textOf(await call('execute_tool', { tool_name: 'mcp__tw__twin', arguments: {} }))).toBe('twin ran')
+      const found = (await call('search_tools', { query: 'select:twin', max_results: 5 })) as CallResult
+      expect((found.structuredContent?.matches as { name: string }[]).map((m) => m.name)).toEqual(['mcp__tw__twin'])
+    } finally {
+      await close()
+    }
+  }, 60_000)
+})

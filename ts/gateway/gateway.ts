@@ -182,6 +182,11 @@ export class Gateway {
   private directByName = new Map<string, GatewayTool>()
   /** Direct names ever listed with an outputSchema: a client may still check a call's result against it. */
   private typedDirect = new Set<string>()
+  /**
+   * Bare direct names (`prefix: false`) and the full names they stood for, kept while their server
+   * is not ready: a call by the bare name is then refused as unavailable, not unknown.
+   */
+  private bareDirect = new Map<string, string>()
   private prints = new Map<string, string>()
   private directKey = ''
   private readonly servers = new Set<any>()
@@ -240,10 +245,27 @@ export class Gateway {
     return always === true || (Array.isArray(always) && always.includes(of!.tool))
   }
 
+  /**
+   * The full name a direct call by `name` runs as, or undefined for a name that is not a direct tool:
+   * a listed direct name; a full name the config loads directly; or a bare name of a `prefix: false`
+   * server that is not ready now (listed before, or named in its `alwaysLoad` list).
+   */
+  private directTarget(name: string): string | undefined {
+    const t = this.directByName.get(name)
+    if (t) return t.name
+    if (isFullName(name)) return this.isDirectName(name) ? name : undefined
+    if (name === SEARCH_TOOL || name === EXECUTE_TOOL) return undefined
+    const remembered = this.bareDirect.get(name)
+    if (remembered !== undefined) return remembered
+    const claims = this.upstreams.filter((u) => u.state !== 'ready' && u.config.prefix === false && Array.isArray(u.config.alwaysLoad) && u.config.alwaysLoad.includes(name))
+    return claims.length === 1 ? `mcp__${claims[0].name}__${name}` : undefined
+  }
+
   /** Rebuild the aggregated list after an upstream's tools changed. */
   private rebuild(): void {
+    // How many servers list each bare name (a server that lists a name twice counts once).
     const counts = new Map<string, number>()
-    for (const u of this.upstreams) for (const t of u.tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
+    for (const u of this.upstreams) for (const n of new Set(u.tools.map((t) => t?.name))) counts.set(n, (counts.get(n) ?? 0) + 1)
     const tools: GatewayTool[] = []
     const byName = new Map<string, GatewayTool>()
     const prints = new Map<string, string>()
@@ -298,6 +320,15 @@ export class Gateway {
       if (t.source.outputSchema !== undefined) this.typedDirect.add(t.directName)
     }
     this.directByName = directByName
+    // Bare names of servers that went down stay known; a ready server's list is the truth.
+    const bareDirect = new Map<string, string>()
+    const notReady = new Set(this.upstreams.filter((u) => u.state !== 'ready').map((u) => u.name))
+    for (const [bare, full] of this.bareDirect) {
+      const of = this.upstreamOf(full)
+      if (of && notReady.has(of.upstream.name) && !directByName.has(bare)) bareDirect.set(bare, full)
+    }
+    for (const [directName, t] of directByName) if (directName !== t.name) bareDirect.set(directName, t.name)
+    this.bareDirect = bareDirect.size > MAX_TYPED_DIRECT ? new Map([...bareDirect].slice(-MAX_TYPED_DIRECT)) : bareDirect
     // The index cache follows tool names; a tool whose text changed under the same name needs a rebuild.
     if (changedInPlace) this.cache.clear()
     this.tools = tools
@@ -522,11 +553,16 @@ export class Gateway {
         await sent
         return r
       }
-      const t = this.directByName.get(name)
       // A direct tool whose server is still starting or down is not listed now, but it keeps
       // its name: the call takes the execute path, which waits for startup or says unavailable.
-      if (t || this.isDirectName(name)) {
-        const r = await this.execute(t ? t.name : name, args, session, fwd)
+      let target = this.directTarget(name)
+      if (target === undefined && this.upstreams.some((u) => u.state === 'connecting' && u.connects === 0)) {
+        await this.waitStartup()
+        target = this.directTarget(name)
+      }
+      if (target !== undefined) {
+        const t = this.directByName.get(name)
+        const r = await this.execute(target, args, session, fwd)
         await sent
         // A client checks a direct tool's structuredContent against the tool's outputSchema, which a
         // refusal's fields would fail: there the refusal is its text alone.
