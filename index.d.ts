@@ -67,6 +67,13 @@ export declare class ToolIndex {
    */
   keywordSearch(query: string, maxResults?: number | undefined | null): Array<SearchHit>
   /**
+   * The keyword search with the path that answered it (`exact`, `prefix`, `required`,
+   * `terms`). With `termsOnly`, the scoring path alone: no exact-name and no `mcp__`-prefix
+   * path, for tools a host keeps outside its main index (claude-code-best also scores its
+   * already-loaded tools by the keyword rules, on the `terms` path only).
+   */
+  keywordRank(query: string, maxResults?: number | undefined | null, termsOnly?: boolean | undefined | null): KeywordRanking
+  /**
    * The whole ToolSearch ranking in one call: keyword search and TF-IDF search, merged
    * (keyword hit at rank r of n: (n - r)/n x keywordWeight; TF-IDF score x tfidfWeight).
    */
@@ -173,6 +180,16 @@ export interface IndexOptions {
  */
 export declare function isDeferredTool(tool: DeferralInput, coreTools?: Array<string> | undefined | null): boolean
 
+/** Which path of the keyword search answered (`keywordRank`). */
+export type KeywordPath = 'exact' | 'prefix' | 'required' | 'terms'
+
+/** The keyword search's hits and the path that answered (`keywordRank`). */
+export interface KeywordRanking {
+  /** `exact` and `prefix` are unscored (their hits score `Infinity`). */
+  path: KeywordPath
+  hits: Array<SearchHit>
+}
+
 /**
  * The request with each word of the Chinese lexicon replaced by its English words and other
  * CJK text dropped (`在 GitHub 上创建 issue` → `GitHub create issue`): what an English
@@ -226,6 +243,12 @@ export interface RankOptions {
    * lowercased query; used when no indexed tool matches the query exactly.
    */
   exactOutside?: string
+  /**
+   * The keyword half made by the caller: tool names, best first (the first `maxResults`,
+   * each once). A name no indexed tool has is merged as given, with no id. Compat only
+   * (enhanced ignores it); `exactOutside` is then not used.
+   */
+  keywordList?: Array<string>
 }
 
 /** The scoring mode of an index. */

@@ -840,6 +840,7 @@ module.exports.ToolIndex = nativeBinding.ToolIndex
 module.exports.coreTools = nativeBinding.coreTools
 module.exports.crowdAbstain = nativeBinding.crowdAbstain
 module.exports.isDeferredTool = nativeBinding.isDeferredTool
+module.exports.KeywordPath = nativeBinding.KeywordPath
 module.exports.lexiconGloss = nativeBinding.lexiconGloss
 module.exports.MAX_VECTOR_DIM = nativeBinding.MAX_VECTOR_DIM
 module.exports.maxListLength = nativeBinding.maxListLength

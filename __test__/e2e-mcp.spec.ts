@@ -240,6 +240,32 @@ describe('ToolSearch over real MCP tools', () => {
     expect(out.total_deferred_tools).toBe(fleet.tools().length + DEFERRED_BUILTINS.length)
   })
 
+  test("a query that is a core tool's name: the tool is named already loaded, never sent to the execute tool", async () => {
+    const out = await toolSearch({ query: ' read ' }, { tools: hostTools() })
+    // The keyword half is Read alone; the TF-IDF half adds the MCP tools about reading.
+    expect(out.matches[0]).toBe('Read')
+    expect(out.already_loaded).toEqual(['Read'])
+    expect(out.core_tool_guidance).toBeUndefined()
+    const text = formatToolSearchResult(out, 'toolu_core', { supportsToolReference: false, tools: hostTools() }).content as string
+    const found = /^Found \d+ deferred tool\(s\): (.*)\.$/m.exec(text)
+    expect(found?.[1].split(', ')).toEqual(out.matches.slice(1))
+    expect(text).toContain('- Read (already loaded: call it directly, not through ExecuteTool)')
+  })
+
+  test('searchLoaded: words rank the core tools among the MCP servers\' tools, with how to call them', async () => {
+    const words = 'run a command in a persistent shell session'
+    // The seed's keyword search sees deferred tools only.
+    const seed = await toolSearch({ query: words, max_results: 5 }, { tools: hostTools() })
+    expect(seed.matches).not.toContain('Bash')
+    const out = await toolSearch({ query: words, max_results: 5 }, { tools: hostTools(), searchLoaded: true })
+    expect(out.matches).toContain('Bash')
+    expect(out.already_loaded).toEqual(['Bash'])
+    expect(out.core_tool_guidance).toContain('"command"')
+    expect(out.core_tool_guidance).toContain('do not wrap it in ExecuteTool')
+    const text = formatToolSearchResult(out, 'toolu_loaded', { supportsToolReference: false, tools: hostTools() }).content as string
+    expect(text).toContain('Bash is already loaded: call directly')
+  })
+
   test('select: with no known name reports the pending MCP servers', async () => {
     const out = await toolSearch({ query: 'select:mcp__slack__post_message' }, { tools: hostTools(), pendingMcpServers: ['slack'] })
     expect(out.matches).toEqual([])

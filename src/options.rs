@@ -5,6 +5,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tool_index_core as core;
 use tool_index_core::engine;
+use tool_index_core::keyword;
 use tool_index_core::ErrorCode;
 
 use crate::error::coded;
@@ -154,15 +155,47 @@ pub struct RankOptions {
     /// A non-indexed tool (e.g. a core tool) whose lowercased name equals the trimmed,
     /// lowercased query; used when no indexed tool matches the query exactly.
     pub exact_outside: Option<String>,
+    /// The keyword half made by the caller: tool names, best first (the first `maxResults`,
+    /// each once). A name no indexed tool has is merged as given, with no id. Compat only
+    /// (enhanced ignores it); `exactOutside` is then not used.
+    #[napi(ts_type = "Array<string>")]
+    pub keyword_list: Option<List<String>>,
 }
 
-impl From<RankOptions> for engine::RankOptions {
-    fn from(o: RankOptions) -> Self {
-        Self {
+impl TryFrom<RankOptions> for engine::RankOptions {
+    type Error = Error<ErrorCode>;
+    fn try_from(o: RankOptions) -> Result<Self, ErrorCode> {
+        Ok(Self {
             keyword_weight: o.keyword_weight,
             tfidf_weight: o.tfidf_weight,
             min_score: o.min_score,
             exact_outside: o.exact_outside,
+            keyword_list: opt_list(o.keyword_list)?,
+        })
+    }
+}
+
+/// Which path of the keyword search answered (`keywordRank`).
+#[napi(string_enum = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeywordPath {
+    /// An indexed tool's lowercased name equals the query.
+    Exact,
+    /// An `mcp__…` query that starts some indexed MCP tool's name.
+    Prefix,
+    /// Scored, with `+required` terms.
+    Required,
+    /// Scored, every term optional.
+    Terms,
+}
+
+impl From<keyword::KeywordPath> for KeywordPath {
+    fn from(p: keyword::KeywordPath) -> Self {
+        match p {
+            keyword::KeywordPath::Exact => KeywordPath::Exact,
+            keyword::KeywordPath::Prefix => KeywordPath::Prefix,
+            keyword::KeywordPath::Required => KeywordPath::Required,
+            keyword::KeywordPath::Terms => KeywordPath::Terms,
         }
     }
 }

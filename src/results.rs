@@ -27,6 +27,14 @@ impl From<engine::NamedHit> for SearchHit {
     }
 }
 
+/// The keyword search's hits and the path that answered (`keywordRank`).
+#[napi(object)]
+pub struct KeywordRanking {
+    /// `exact` and `prefix` are unscored (their hits score `Infinity`).
+    pub path: crate::options::KeywordPath,
+    pub hits: Vec<SearchHit>,
+}
+
 /// One merged ToolSearch result.
 #[napi(object)]
 pub struct RankedResult {

@@ -12,7 +12,7 @@ use crate::error::coded;
 use crate::list::{docs, Entries, List};
 use crate::memory;
 use crate::options::{IndexOptions, RankOptions, Scoring};
-use crate::results::{EntryTerms, Explanation, RankedResult, SearchHit};
+use crate::results::{EntryTerms, Explanation, KeywordRanking, RankedResult, SearchHit};
 
 /// A native tool index. Not shareable across threads or workers: build one per worker.
 /// Its native memory is reported to the JavaScript engine; `dispose()` frees it at once.
@@ -160,6 +160,31 @@ impl ToolIndex {
         Ok(hits.into_iter().map(Into::into).collect())
     }
 
+    /// The keyword search with the path that answered it (`exact`, `prefix`, `required`,
+    /// `terms`). With `termsOnly`, the scoring path alone: no exact-name and no `mcp__`-prefix
+    /// path, for tools a host keeps outside its main index (claude-code-best also scores its
+    /// already-loaded tools by the keyword rules, on the `terms` path only).
+    #[napi(catch_unwind)]
+    pub fn keyword_rank(
+        &self,
+        query: String,
+        max_results: Option<f64>,
+        terms_only: Option<bool>,
+    ) -> Result<KeywordRanking, ErrorCode> {
+        let (path, hits) = self
+            .engine()?
+            .keyword_rank(
+                &query,
+                max_results.unwrap_or(5.0),
+                terms_only.unwrap_or(false),
+            )
+            .map_err(coded)?;
+        Ok(KeywordRanking {
+            path: path.into(),
+            hits: hits.into_iter().map(Into::into).collect(),
+        })
+    }
+
     /// The whole ToolSearch ranking in one call: keyword search and TF-IDF search, merged
     /// (keyword hit at rank r of n: (n - r)/n x keywordWeight; TF-IDF score x tfidfWeight).
     #[napi(catch_unwind)]
@@ -169,7 +194,10 @@ impl ToolIndex {
         max_results: Option<f64>,
         options: Option<RankOptions>,
     ) -> Result<Vec<RankedResult>, ErrorCode> {
-        let options = options.map(Into::into).unwrap_or_default();
+        let options = options
+            .map(TryInto::try_into)
+            .transpose()?
+            .unwrap_or_default();
         let hits = self
             .engine()?
             .tool_search_rank(&query, max_results.unwrap_or(5.0), &options)

@@ -46,6 +46,14 @@ export interface Plan {
 export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Plan {
   const { names, alwaysLoad, scoring, core, exclude, force } = readingInput('the tools and options', () => readPlanInput(tools, options))
   const keep = native(() => binding.selectIndexable(names, alwaysLoad, core, exclude, force))
+  return { names, scoring, ...checkNames(names, keep) }
+}
+
+/**
+ * Of the tools `keep` marks, the ones an index can take: a name that is empty, oversize or
+ * already taken by an earlier kept tool is left out and reported.
+ */
+function checkNames(names: readonly string[], keep: readonly boolean[]): { indexable: number[]; skipped: SkippedTool[] } {
   const indexable: number[] = []
   const skipped: SkippedTool[] = []
   const seen = new Set<string>()
@@ -64,7 +72,20 @@ export function planBuild(tools: readonly ToolLike[], options: BuildOptions): Pl
     seen.add(key)
     indexable.push(i)
   })
-  return { names, indexable, scoring, skipped }
+  return { indexable, skipped }
+}
+
+/**
+ * A compat index over the tools a search does not defer (core and `alwaysLoad` tools), for the
+ * keyword rules only: claude-code-best's search also scores its already-loaded tools by them.
+ * `names` are the tools' names, read once; `loaded[i]` whether tool `i` is one to index.
+ */
+export async function buildLoadedIndex(tools: readonly ToolLike[], names: readonly string[], loaded: readonly boolean[], options: BuildOptions): Promise<ToolIndex> {
+  const { indexable, skipped } = checkNames(names, loaded)
+  const stored = await collect(indexable, names, tools, options)
+  const state = newState(stored, 'compat')
+  state.skipped = skipped
+  return new ToolIndex(state)
 }
 
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
@@ -137,6 +158,28 @@ async function describe(tool: ToolLike, i: number, context: unknown, timeoutMs: 
   } catch {
     return ''
   }
+}
+
+/**
+ * A tool's short description for the model: its `description` (a string, or what the function
+ * gives, awaited with the deadline), else its prompt as `describe` reads it. Never throws.
+ */
+export async function shortDescription(tool: ToolLike, i: number, tools: readonly ToolLike[], options: BuildOptions): Promise<string> {
+  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
+  const ms = typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0 && timeout <= MAX_TIMER_MS ? timeout : DEFAULT_PROMPT_TIMEOUT_MS
+  const context = options.promptContext ?? defaultPromptContext(tools)
+  try {
+    const description: unknown = readField(tool, 'description', i)
+    let value: unknown = description
+    if (typeof description === 'function') {
+      const permissions = { mode: 'default', additionalWorkingDirectories: new Map(), alwaysAllowRules: {}, alwaysDenyRules: {}, alwaysAskRules: {}, isBypassPermissionsModeAvailable: false }
+      value = await withTimeout(Promise.resolve(description.call(tool, {}, { isNonInteractiveSession: true, toolPermissionContext: permissions, tools })), ms)
+    }
+    if (typeof value === 'string' && value !== '') return value
+  } catch {
+    // fall back to the prompt
+  }
+  return describe(tool, i, context, ms)
 }
 
 function defaultPromptContext(tools: readonly ToolLike[]): unknown {

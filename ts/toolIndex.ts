@@ -177,6 +177,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     maxResults: number = DEFAULT_LIMIT,
     weights: { keyword: number; tfidf: number } = { keyword: 0.4, tfidf: 0.6 },
     exactOutside?: string,
+    keywordList?: readonly string[],
   ): RankedTool[] {
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     checkLength(query, LIMITS.queryLength, 'query')
@@ -192,6 +193,8 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     if (exactOutside !== undefined && typeof exactOutside !== 'string') {
       throw invalidArg(`exactOutside must be a string, got ${typeName(exactOutside)}`)
     }
+    // Each name once, at most maxResults of them: a name's keyword rank is then its place here.
+    const list = keywordList === undefined ? undefined : [...new Set(stringList(keywordList, 'keywordList'))].slice(0, Math.max(0, Math.trunc(maxResults)) || 0)
     const s = this.#state
     const ranked = native(() =>
       s.native.toolSearchRank(query, maxResults, {
@@ -199,15 +202,37 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
         tfidfWeight: tfidf,
         minScore: displayMinScore(s.scoring),
         exactOutside,
+        keywordList: list,
       }),
     )
     return ranked.map((r) => ({
-      // Names come from the caller's strings: ours by id, or the exactOutside argument.
-      name: r.id === undefined || r.id === null ? (exactOutside as string) : (s.byId[r.id] as Stored).name,
+      // Names come from the caller's strings: ours by id, else the keyword list's (by rank) or exactOutside.
+      name:
+        r.id !== undefined && r.id !== null
+          ? (s.byId[r.id] as Stored).name
+          : list !== undefined && r.keywordRank !== undefined && r.keywordRank !== null
+            ? (list[r.keywordRank] as string)
+            : (exactOutside as string),
       score: r.score,
       keywordRank: r.keywordRank ?? undefined,
       tfidfScore: r.tfidfScore ?? undefined,
     }))
+  }
+
+  /**
+   * The keyword half of ToolSearch with the path that answered: `exact`, `prefix` (unscored:
+   * Infinity), `required` or `terms`. `termsOnly` runs the scoring path alone (no exact-name or
+   * `mcp__`-prefix path), for tools kept outside the main index.
+   */
+  keywordRank(query: string, maxResults: number = DEFAULT_LIMIT, termsOnly = false): { path: 'exact' | 'prefix' | 'required' | 'terms'; hits: { name: string; score: number }[] } {
+    if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
+    checkLength(query, LIMITS.queryLength, 'query')
+    if (typeof maxResults !== 'number') {
+      throw new ToolIndexError('E_INVALID_LIMIT', `maxResults must be a number, got ${typeName(maxResults)}`)
+    }
+    const s = this.#state
+    const r = native(() => s.native.keywordRank(query, maxResults, termsOnly === true))
+    return { path: r.path, hits: r.hits.map((h) => ({ name: (s.byId[h.id] as Stored).name, score: h.score })) }
   }
 
   /** The keyword half of ToolSearch alone: names best first (exact / prefix paths score Infinity). */

@@ -6,6 +6,7 @@ import { ToolIndexError, invalidArg } from './errors'
 import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
 import { copyToolArray, readBuildOptions, readOptionFields, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
+import { buildLoadedIndex, shortDescription } from './build'
 import { byLowercasedName, isDeferredBy, toolLookup } from './lookup'
 import { fieldOrUndefined } from './safeRead'
 import { ToolIndexCache } from './cache'
@@ -34,6 +35,18 @@ export interface ToolSearchContext {
   cache?: ToolIndexCache
   /** Passed to the index build (prompt timeout, prompt context, exclude / includeForce). */
   buildOptions?: Omit<BuildOptions, 'coreTools' | 'scoring'>
+  /**
+   * Also score the tools that are already loaded (core and `alwaysLoad` tools) by the keyword
+   * rules, as claude-code-best's SearchExtraTools does today: when every query word is optional
+   * (no `+word`, no exact name, no `mcp__` prefix of a deferred tool), the keyword list is the
+   * best of all tools, ties in the order of `tools`. Loaded tools among the matches are named in
+   * `already_loaded`, and `core_tool_guidance` gives each one's description and input schema.
+   * Compat ranking only (enhanced ranks the deferred tools alone). Default `false`: the seed's
+   * ToolSearch, whose keyword search sees the deferred tools only.
+   */
+  searchLoaded?: boolean
+  /** The search and execute tools' names, for `core_tool_guidance` (default `ToolSearch` / `ExecuteTool`). */
+  names?: ToolNames
 }
 
 /** The ToolSearch tool's output (the reference's shape, plus `text` for `discover:`). */
@@ -43,6 +56,11 @@ export interface ToolSearchOutput {
   total_deferred_tools: number
   pending_mcp_servers?: string[]
   already_loaded?: string[]
+  /**
+   * With `searchLoaded`: how to call each of `already_loaded` directly (its description and
+   * input schema), for the model; `formatToolSearchResult` puts it in the text.
+   */
+  core_tool_guidance?: string
   /** `discover:` only: each match's name, score, description and JSON schema. */
   text?: string
   /** Tools that could not be indexed (an empty, oversize or repeated name): left out, not fatal. */
@@ -144,7 +162,13 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   // Each field read once, never through Object.prototype (a polluted `max_results` or
   // `coreTools` is not an option); a throwing getter is E_INVALID_ARG naming the field.
   const given = readOptionFields<ToolSearchInput>(input, ['query', 'max_results'], 'input')
-  const c = readOptionFields<ToolSearchContext>(ctx, ['tools', 'pendingMcpServers', 'coreTools', 'scoring', 'session', 'cache', 'buildOptions'], 'ctx')
+  const c = readOptionFields<ToolSearchContext>(
+    ctx,
+    ['tools', 'pendingMcpServers', 'coreTools', 'scoring', 'session', 'cache', 'buildOptions', 'searchLoaded', 'names'],
+    'ctx',
+  )
+  const searchLoaded = c.searchLoaded === true
+  const names = readingInput('ctx.names', () => toolNames(c.names))
   const query = given.query
   const max = given.max_results ?? DEFAULT_LIMIT
   const coreList = c.coreTools === undefined ? undefined : stringList(c.coreTools, 'ctx.coreTools')
@@ -178,11 +202,54 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   })
   // Per tool list (while its names hold): the deferred count, and the tools by lowercased
   // name for the exact-name path (the native side prefers an indexed tool).
-  const derived = cache.memo(`toolSearch:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => {
+  const coreKey = coreOpt ? JSON.stringify(coreOpt.coreTools) : ''
+  const derived = cache.memo(`toolSearch:${coreKey}`, () => {
+    // Each tool's name read once (`\u0000i` for one that is not a string), whether it is
+    // deferred, and the first position of each name.
+    const names: string[] = new Array(tools.length)
+    const loaded: boolean[] = new Array(tools.length).fill(false)
+    const deferredNames = new Set<string>()
+    const position = new Map<string, number>()
     let count = 0
-    for (const t of tools) if (typeof fieldOrUndefined<unknown>(t, 'name') === 'string' && isDeferred(t)) count++
-    return { count, byLower: byLowercasedName(tools) }
+    tools.forEach((t, i) => {
+      const name = fieldOrUndefined<unknown>(t, 'name')
+      names[i] = typeof name === 'string' ? name : ''
+      if (typeof name !== 'string') return
+      let d: boolean
+      try {
+        d = isDeferred(t)
+      } catch {
+        return
+      }
+      if (d) {
+        count++
+        deferredNames.add(name)
+      } else loaded[i] = true
+      if (!position.has(name)) position.set(name, i)
+    })
+    return { count, byLower: byLowercasedName(tools), names, loaded, deferredNames, position }
   })
+  /** The already-loaded tools' own index (keyword rules, guidance), built once per tool list. */
+  const loadedIndex = () =>
+    cache.memo(`toolSearch:loaded:${coreKey}`, () => {
+      const p = buildLoadedIndex(tools, derived.names, derived.loaded, buildOptions)
+      p.catch(() => {})
+      return p
+    })
+  const guidance = async (already: string[]): Promise<string | undefined> => {
+    if (!searchLoaded || already.length === 0) return undefined
+    const schemas = await loadedIndex()
+    const sections = await Promise.all(
+      already.map(async (name) => {
+        const i = derived.position.get(name)
+        const entry = schemas.get(name)
+        if (i === undefined || !entry) return undefined
+        return guidanceFor(name, await shortDescription(tools[i], i, tools, buildOptions), entry.inputSchema, names)
+      }),
+    )
+    const found = sections.filter((x): x is string => x !== undefined)
+    return found.length ? found.join('\n\n') : undefined
+  }
   const deferredCount = derived.count
   const pending = pendingList.length ? pendingList : undefined
   const base: ToolSearchOutput = { matches: [], query, total_deferred_tools: deferredCount }
@@ -212,6 +279,8 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     }
     const out: ToolSearchOutput = { ...base, matches: found }
     if (already.length) out.already_loaded = already
+    const help = await guidance(already)
+    if (help) out.core_tool_guidance = help
     return finish(out)
   }
 
@@ -245,8 +314,51 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const lower = query.toLowerCase().trim()
   const outside = derived.byLower.get(lower)
   const exactOutside = outside !== undefined && !index.has(outside) ? outside : undefined
-  const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside)
-  return finish({ ...base, matches: ranked.map((r) => r.name) })
+  let keywordList: string[] | undefined
+  if (searchLoaded && index.scoring === 'compat' && exactOutside === undefined) {
+    const own = index.keywordRank(query, maxResults)
+    if (own.path === 'terms') {
+      const loaded = await loadedIndex()
+      if (loaded.length) keywordList = bestOfBoth(own.hits, loaded.keywordRank(query, maxResults, true).hits, derived.position, maxResults)
+    }
+  }
+  const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside, keywordList)
+  const matches = ranked.map((r) => r.name)
+  const out: ToolSearchOutput = { ...base, matches }
+  // A match that is not deferred (a core tool named exactly, or a loaded tool's keyword hit).
+  const already = matches.filter((m) => !derived.deferredNames.has(m))
+  if (already.length) out.already_loaded = already
+  const help = await guidance(already)
+  if (help) out.core_tool_guidance = help
+  return finish(out)
+}
+
+/**
+ * Two keyword lists (each best first) as one: score descending, ties in the order of the host's
+ * tool list, as one scored pass over all tools in that order would rank them.
+ */
+function bestOfBoth(a: readonly KeywordHit[], b: readonly KeywordHit[], position: ReadonlyMap<string, number>, max: number): string[] {
+  const at = (n: string) => position.get(n) ?? Number.MAX_SAFE_INTEGER
+  return [...a, ...b]
+    .sort((x, y) => y.score - x.score || at(x.name) - at(y.name))
+    .slice(0, Math.max(0, max))
+    .map((h) => h.name)
+}
+
+type KeywordHit = { name: string; score: number }
+
+/** How to call one already-loaded match: its description and input schema. */
+function guidanceFor(name: string, description: string, schema: object | undefined, names: Required<ToolNames>): string {
+  return [
+    `${name} is already loaded: call directly, as ${name} itself, with input that fits its schema.`,
+    `Description: ${firstChars(description, 4000) || '(none)'}`,
+    `Input schema: ${schema ? safeJson(schema) : '(none)'}`,
+    `Do not guess parameters, do not wrap it in ${names.execute}, and do not look for it with Bash or another command line.`,
+  ].join('\n')
+}
+
+function firstChars(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s
 }
 
 /** One `tool_result` content block for the model. */
@@ -280,11 +392,12 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
     throw invalidArg('formatToolSearchResult: output must be a toolSearch output ({ matches: string[], ... })')
   }
   if (options === null || typeof options !== 'object') throw invalidArg('formatToolSearchResult: options must be an object')
-  const { matches, pending, text, loadedList, supportsRef, tools, names } = readingInput('the ToolSearch output', () => ({
+  const { matches, pending, text, loadedList, guide, supportsRef, tools, names } = readingInput('the ToolSearch output', () => ({
     matches: output.matches.slice(0, 10_000).map((m) => String(m)),
     pending: Array.isArray(output.pending_mcp_servers) ? output.pending_mcp_servers.slice(0, 1000).map((m) => String(m)) : [],
     text: typeof output.text === 'string' ? output.text : undefined,
     loadedList: Array.isArray(output.already_loaded) ? output.already_loaded.slice(0, 10_000).map((m) => String(m)) : [],
+    guide: typeof output.core_tool_guidance === 'string' && output.core_tool_guidance ? output.core_tool_guidance.slice(0, 200_000) : undefined,
     supportsRef: options.supportsToolReference === true,
     tools: Array.isArray(options.tools) ? copyToolArray<ToolLike>(options.tools, 'options.tools') : undefined,
     names: toolNames({ search: options.names?.search, execute: options.names?.execute ?? options.executeToolName }),
@@ -324,7 +437,7 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
     deferred.length > 0
       ? `\nTo run one of these, call ${names.execute} with {"tool_name": "<name>", "params": {...}}, params matching the tool's schema.`
       : ''
-  return block(`${head}\n${lines.join('\n')}${how}`)
+  return block(`${head}\n${lines.join('\n')}${guide ? `\n\n${guide}` : ''}${how}`)
 }
 
 /** The line that names the tools a search found: `extractDiscoveredToolNames` reads it back. */

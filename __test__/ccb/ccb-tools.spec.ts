@@ -309,3 +309,70 @@ describe('SearchExtraTools', () => {
     expect((await run({ tool_name: t.name, params: {} }, ctx)).data.result).not.toBeNull()
   })
 })
+
+describe('SearchExtraTools: core tools in the keyword search (ccb today)', () => {
+  // The cached index follows tool names (prompts are read once): these tests reuse names.
+  beforeEach(() => clearSearchExtraToolsDescriptionCache())
+  const read = () =>
+    target('Read', {
+      prompt: async () => 'Reads a file from the local filesystem. Long usage notes follow.',
+      description: async () => 'Read a file',
+      inputSchema: z.object({ file_path: z.string(), limit: z.number().optional() }),
+    })
+  const text = (data: any) => SearchExtraToolsTool.mapToolResultToToolResultBlockParam(data, 'toolu_c').content as string
+
+  test('words that fit a core tool rank it too: named already loaded, with its description and schema, never sent to ExecuteExtraTool', async () => {
+    const cron = target('CronCreate', { prompt: async () => 'Schedule cron jobs' })
+    const out = await SearchExtraToolsTool.call({ query: 'read file', max_results: 5 }, context([read(), cron]))
+    expect(out.data.matches).toContain('Read')
+    expect(out.data.already_loaded).toEqual(['Read'])
+    expect(out.data.core_tool_guidance).toContain('"file_path"')
+    // The short description (ccb reads `description()` for this), not the long prompt.
+    expect(out.data.core_tool_guidance).toContain('Description: Read a file\n')
+    expect(searchSchemas.outputSchema().safeParse(out.data).success).toBe(true)
+    const t = text(out.data)
+    for (const words of ['call directly', 'Do not guess parameters', 'Bash', 'ExecuteExtraTool']) expect(t).toContain(words)
+    expect(t).not.toMatch(/deferred tool\(s\): [^\n]*Read/)
+  })
+
+  test("a core tool's exact name: already loaded, with the guidance; select: too", async () => {
+    for (const query of ['read', 'select:Read']) {
+      const out = await SearchExtraToolsTool.call({ query, max_results: 5 }, context([read(), target('CronCreate')]))
+      expect(out.data.matches).toEqual(['Read'])
+      expect(out.data.already_loaded).toEqual(['Read'])
+      expect(out.data.core_tool_guidance).toContain('"limit"')
+      expect(text(out.data)).toMatch(/^No deferred tools found: Read is already loaded/)
+    }
+  })
+
+  test('equal keyword scores keep the order of the tool list, core and deferred alike', async () => {
+    // Every deferred tool has "zebra": its IDF is 0, so the keyword list alone orders the matches.
+    const grep = target('Grep', { prompt: async () => 'zebra finder' })
+    const cron = target('CronCreate', { prompt: async () => 'zebra scheduler' })
+    const mail = target('mcp__mail__send', { prompt: async () => 'zebra mailer' })
+    const order = async (tools: unknown[]) => (await SearchExtraToolsTool.call({ query: 'zebra', max_results: 5 }, context(tools))).data.matches
+    expect(await order([grep, cron, mail])).toEqual(['Grep', 'CronCreate', 'mcp__mail__send'])
+    clearSearchExtraToolsDescriptionCache()
+    expect(await order([cron, grep, mail])).toEqual(['CronCreate', 'Grep', 'mcp__mail__send'])
+  })
+
+  test('"+word" and an mcp__ prefix still search the deferred tools only', async () => {
+    const grep = target('Grep', { prompt: async () => 'zebra finder' })
+    const mail = target('mcp__mail__send', { prompt: async () => 'zebra mailer' })
+    const ctx = context([grep, mail, target('CronCreate', { prompt: async () => 'Schedule cron jobs' })])
+    expect((await SearchExtraToolsTool.call({ query: '+zebra', max_results: 5 }, ctx)).data.matches).toEqual(['mcp__mail__send'])
+    expect((await SearchExtraToolsTool.call({ query: 'mcp__mail', max_results: 5 }, ctx)).data.matches).toEqual(['mcp__mail__send'])
+  })
+
+  test("a core tool whose description throws or never answers falls back to its prompt; a throwing prompt getter stops nothing", async () => {
+    const grep = target('Grep', { prompt: async () => 'zebra finder', description: () => { throw new Error('no') } })
+    const glob = target('Glob', { prompt: async () => 'zebra globber', description: () => new Promise(() => {}) })
+    const bad = Object.defineProperty(target('Edit'), 'prompt', { get() { throw new Error('hostile') } })
+    const ctx = context([grep, glob, bad, target('CronCreate', { prompt: async () => 'Schedule cron jobs' })])
+    const out = await (SearchExtraToolsTool as any).call({ query: 'zebra', max_results: 5 }, { ...ctx, options: { ...ctx.options } })
+    expect(out.data.already_loaded).toEqual(['Grep', 'Glob'])
+    expect(out.data.core_tool_guidance).toContain('Description: zebra finder')
+    expect(out.data.core_tool_guidance).toContain('Description: zebra globber')
+  }, 30_000)
+})
+

@@ -19,6 +19,7 @@ const searchOutput = z.object({
   total_deferred_tools: z.number(),
   pending_mcp_servers: z.array(z.string()).optional(),
   already_loaded: z.array(z.string()).optional(),
+  core_tool_guidance: z.string().optional(),
   text: z.string().optional(),
   skipped_tools: z.array(z.string()).optional(),
 })
@@ -52,7 +53,8 @@ export const SearchExtraToolsTool = buildTool({
   async call(input: z.infer<typeof searchInput>, context: any): Promise<{ data: ToolSearchOutput }> {
     const clients: { type?: string; name?: string }[] = context.getAppState?.()?.mcp?.clients ?? []
     const pendingMcpServers = clients.filter((c) => c.type === 'pending').map((c) => String(c.name))
-    return { data: await toolSearch(input, { tools: context.options.tools, coreTools: CORE_TOOLS, pendingMcpServers }) }
+    // searchLoaded: ccb's keyword search also ranks the core tools, answered with how to call them directly.
+    return { data: await toolSearch(input, { tools: context.options.tools, coreTools: CORE_TOOLS, pendingMcpServers, searchLoaded: true, names: CCB_TOOL_NAMES }) }
   },
   renderToolUseMessage: (input: { query?: string }) => (input.query ? `"${input.query}"` : null),
   userFacingName: () => CCB_TOOL_NAMES.search,

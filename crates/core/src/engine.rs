@@ -176,6 +176,9 @@ pub struct RankOptions {
     pub tfidf_weight: Option<f64>,
     pub min_score: Option<f64>,
     pub exact_outside: Option<String>,
+    /// The keyword half, made by the caller (compat only; see
+    /// [`hybrid::tool_search_rank_listed`]). `exact_outside` is then not used.
+    pub keyword_list: Option<Vec<String>>,
 }
 
 /// One merged ToolSearch result with its name resolved.
@@ -446,6 +449,40 @@ impl Engine {
         }
     }
 
+    /// The keyword search with the path that answered it. `terms_only` runs the scoring path
+    /// alone (no exact-name and no `mcp__`-prefix path), as a host does over tools it keeps
+    /// outside the index. Enhanced indexes have no keyword scorer: their search answers, as
+    /// [`Engine::keyword_search`] does, on the `Terms` path.
+    pub fn keyword_rank(
+        &self,
+        query: &str,
+        max: f64,
+        terms_only: bool,
+    ) -> Result<(keyword::KeywordPath, Vec<NamedHit>), IndexError> {
+        let max = limit_from_f64(max)?;
+        match &self.kind {
+            Kind::Compat(i) => {
+                let parsed = keyword::parse_query(query);
+                let (path, hits) = if terms_only {
+                    let path = if parsed.required > 0 {
+                        keyword::KeywordPath::Required
+                    } else {
+                        keyword::KeywordPath::Terms
+                    };
+                    (path, keyword::keyword_terms(&**i, &parsed, max))
+                } else {
+                    let outcome = keyword::keyword_outcome(&**i, &parsed, max);
+                    (outcome.path(&parsed), outcome.into_hits())
+                };
+                Ok((path, self.named(hits)))
+            }
+            Kind::Enhanced(i) => Ok((
+                keyword::KeywordPath::Terms,
+                self.named(i.search(query, max, self.min_score)),
+            )),
+        }
+    }
+
     /// The whole ToolSearch ranking: compat merges keyword and TF-IDF results; enhanced
     /// uses its search, with a non-indexed exact-name tool first when the query is its name
     /// and no indexed tool's is.
@@ -464,6 +501,29 @@ impl Engine {
         let min = opt_finite(options.min_score, self.min_score, "minScore")?;
         let outside = options.exact_outside.as_deref();
         match &self.kind {
+            Kind::Compat(i) if options.keyword_list.is_some() => {
+                let list = options.keyword_list.as_deref().unwrap_or_default();
+                check_list_len(list.len() as u64, "keywordList")?;
+                let names: Vec<&str> = list.iter().map(String::as_str).collect();
+                let hits = hybrid::tool_search_rank_listed(i, query, &names, max, weights, min);
+                Ok(hits
+                    .into_iter()
+                    .filter_map(|h| {
+                        let name = match (h.slot, h.outside) {
+                            (Some(s), _) => i.doc(s).map(|d| d.name.as_str()),
+                            (None, Some(k)) => names.get(k as usize).copied(),
+                            (None, None) => None,
+                        };
+                        name.map(|name| Ranked {
+                            name: name.to_owned(),
+                            score: h.score,
+                            id: h.slot,
+                            keyword_rank: h.keyword_rank,
+                            tfidf_score: h.tfidf_score,
+                        })
+                    })
+                    .collect())
+            }
             Kind::Compat(i) => Ok(
                 hybrid::tool_search_rank(i, query, max, weights, min, outside)
                     .into_iter()
@@ -692,6 +752,41 @@ mod tests {
             e.tool_search_rank("issue", 5.0, &rank).unwrap_err().code,
             ErrorCode::InvalidNumber
         );
+    }
+
+    #[test]
+    fn keyword_paths_and_a_caller_made_keyword_half() {
+        use keyword::KeywordPath;
+        let e = Engine::build(tools(), opts("compat")).unwrap();
+        let path = |q: &str, terms_only: bool| e.keyword_rank(q, 5.0, terms_only).unwrap().0;
+        assert_eq!(path("notebookedit", false), KeywordPath::Exact);
+        assert_eq!(path("mcp__github", false), KeywordPath::Prefix);
+        assert_eq!(path("+issue create", false), KeywordPath::Required);
+        assert_eq!(path("create issue", false), KeywordPath::Terms);
+        // The scoring path alone: a name or a prefix is scored as words.
+        let (p, hits) = e.keyword_rank("mcp__github", 5.0, true).unwrap();
+        assert_eq!((p, hits.len()), (KeywordPath::Terms, 0));
+        let (p, hits) = e.keyword_rank("notebook", 5.0, true).unwrap();
+        assert_eq!(
+            (p, hits[0].name.as_str()),
+            (KeywordPath::Terms, "NotebookEdit")
+        );
+        assert!(hits[0].score.is_finite());
+        assert_eq!(path("+issue", true), KeywordPath::Required);
+
+        let listed = RankOptions {
+            keyword_list: Some(vec!["Terminal".into(), "mcp__github__create_issue".into()]),
+            exact_outside: Some("create issue".into()),
+            ..RankOptions::default()
+        };
+        let r = e.tool_search_rank("create issue", 5.0, &listed).unwrap();
+        let names: Vec<(&str, Option<u32>)> = r.iter().map(|h| (h.name.as_str(), h.id)).collect();
+        assert_eq!(names[0].0, "mcp__github__create_issue");
+        assert!(names.contains(&("Terminal", None)));
+        // Enhanced ranks by its own search and ignores the list.
+        let en = Engine::build(tools(), opts("enhanced")).unwrap();
+        let r = en.tool_search_rank("create issue", 5.0, &listed).unwrap();
+        assert!(r.iter().all(|h| h.name != "Terminal"));
     }
 
     #[test]

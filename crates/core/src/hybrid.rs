@@ -27,8 +27,12 @@ impl Default for MergeWeights {
 /// One merged ToolSearch result.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankedHit {
-    /// The tool's slot; `None` only for the `exact_outside` tool of [`tool_search_rank`].
+    /// The tool's slot; `None` only for a tool that is not indexed: the `exact_outside` tool
+    /// of [`tool_search_rank`], or a name of the caller's list in [`tool_search_rank_listed`].
     pub slot: Option<u32>,
+    /// For a tool that is not indexed: its position in the caller's list of names (0 for
+    /// `exact_outside`).
+    pub outside: Option<u32>,
     /// Merged score.
     pub score: f64,
     /// 0-based rank in the keyword list, if the keyword search found it.
@@ -85,6 +89,41 @@ pub fn tool_search_rank(
     merge(&keyword, &tfidf, max_results, weights)
 }
 
+/// [`tool_search_rank`] with the keyword half made by the caller: `keyword` is its list of
+/// tool names, best first (the first `max_results`, each name once, are kept). A name no
+/// indexed tool has is merged as given: a host that runs the keyword rules over tools it does
+/// not index (claude-code-best scores its already-loaded tools too) passes the merged list
+/// here, and the weighting and the TF-IDF half stay this module's.
+pub fn tool_search_rank_listed(
+    index: &ToolIndex,
+    query: &str,
+    keyword: &[&str],
+    max_results: usize,
+    weights: MergeWeights,
+    min_score: f64,
+) -> Vec<RankedHit> {
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    let entries: Vec<Entry> = keyword
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| seen.insert(**n))
+        .take(max_results)
+        .map(|(i, n)| match index.store().slot_of(n) {
+            Some(slot) => Entry::Slot(slot),
+            None => Entry::Outside(i as u32),
+        })
+        .collect();
+    let tfidf = index.search(query, max_results, min_score);
+    merge_entries(&entries, &tfidf, max_results, weights)
+}
+
+/// One place of the keyword list: an indexed tool, or a name the caller gave (its position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Slot(u32),
+    Outside(u32),
+}
+
 /// The merge step of [`tool_search_rank`] on ready lists (`None` = the slot-less tool).
 pub fn merge(
     keyword: &[Option<u32>],
@@ -92,11 +131,29 @@ pub fn merge(
     max_results: usize,
     weights: MergeWeights,
 ) -> Vec<RankedHit> {
+    let entries: Vec<Entry> = keyword
+        .iter()
+        .map(|s| s.map_or(Entry::Outside(0), Entry::Slot))
+        .collect();
+    merge_entries(&entries, tfidf, max_results, weights)
+}
+
+fn merge_entries(
+    keyword: &[Entry],
+    tfidf: &[Hit],
+    max_results: usize,
+    weights: MergeWeights,
+) -> Vec<RankedHit> {
     let n = keyword.len();
     let mut merged: Vec<RankedHit> = Vec::with_capacity(n + tfidf.len());
-    for (r, &slot) in keyword.iter().enumerate() {
+    for (r, &entry) in keyword.iter().enumerate() {
+        let (slot, outside) = match entry {
+            Entry::Slot(s) => (Some(s), None),
+            Entry::Outside(i) => (None, Some(i)),
+        };
         merged.push(RankedHit {
             slot,
+            outside,
             score: ((n - r) as f64 / n as f64) * weights.keyword,
             keyword_rank: Some(r as u32),
             tfidf_score: None,
@@ -111,6 +168,7 @@ pub fn merge(
             }
             None => merged.push(RankedHit {
                 slot: Some(h.slot),
+                outside: None,
                 score: add,
                 keyword_rank: None,
                 tfidf_score: Some(h.score),
@@ -552,6 +610,74 @@ mod tests {
             assert_eq!(fast(&idx, q, 10), fast(&fresh, q, 10), "{q}");
             assert_eq!(fast(&idx, q, 10), naive(&idx, q, 10), "{q}");
         }
+    }
+
+    #[test]
+    fn a_listed_keyword_half_merges_outside_names_and_keeps_the_weighting() {
+        use crate::keyword::{keyword_outcome, keyword_terms, parse_query, KeywordPath};
+        let idx = ToolIndex::build(extras(), IndexOptions::default()).unwrap();
+        let w = MergeWeights::default();
+        // The list the index would make itself gives the same ranking as the index alone.
+        for q in [
+            "schedule a recurring prompt",
+            "notebook",
+            "mcp__a",
+            "+notebook cell",
+        ] {
+            let own: Vec<String> = keyword_search(&idx, q, 5)
+                .iter()
+                .map(|h| idx.doc(h.slot).unwrap().name.clone())
+                .collect();
+            let own: Vec<&str> = own.iter().map(String::as_str).collect();
+            assert_eq!(
+                tool_search_rank_listed(&idx, q, &own, 5, w, 0.1),
+                tool_search_rank(&idx, q, 5, w, 0.1, None),
+                "{q}"
+            );
+        }
+        // Names no tool has keep their place in the list; repeats count once; the list is cut to max.
+        let r = tool_search_rank_listed(
+            &idx,
+            "schedule a recurring prompt",
+            &["Terminal", "CronCreate", "Terminal", "TerminalRead", "Bash"],
+            3,
+            w,
+            0.1,
+        );
+        let places: Vec<(Option<u32>, Option<u32>, Option<u32>)> = r
+            .iter()
+            .map(|h| (h.slot, h.outside, h.keyword_rank))
+            .collect();
+        let cron = idx.store().slot_of("CronCreate");
+        assert_eq!(r.len(), 3);
+        // CronCreate: keyword rank 1 of 3 (0.4 × 2/3) plus its TF-IDF share, first.
+        assert_eq!(places[0], (cron, None, Some(1)));
+        assert!(r[0].tfidf_score.is_some());
+        assert_eq!(places[1], (None, Some(0), Some(0)));
+        assert_eq!(places[2], (None, Some(3), Some(2)));
+        assert!((r[2].score - 0.4 / 3.0).abs() < 1e-12);
+        assert!(tool_search_rank_listed(&idx, "x", &[], 5, w, 0.1)
+            .iter()
+            .all(|h| h.keyword_rank.is_none()));
+
+        // Paths, and the scoring path alone.
+        let path = |q: &str| {
+            let p = parse_query(q);
+            keyword_outcome(&idx, &p, 5).path(&p)
+        };
+        assert_eq!(path("croncreate"), KeywordPath::Exact);
+        assert_eq!(path("mcp__uni"), KeywordPath::Prefix);
+        assert_eq!(path("+notebook cell"), KeywordPath::Required);
+        assert_eq!(path("notebook cell"), KeywordPath::Terms);
+        assert_eq!(path("mcp__nothing here"), KeywordPath::Terms);
+        let p = parse_query("croncreate");
+        assert!(keyword_terms(&idx, &p, 5).is_empty());
+        let p = parse_query("mcp__uni");
+        assert!(keyword_terms(&idx, &p, 5).is_empty());
+        let p = parse_query("schedule cron");
+        let terms = keyword_terms(&idx, &p, 5);
+        assert_eq!(terms, keyword_search(&idx, "schedule cron", 5));
+        assert!(keyword_terms(&idx, &p, 0).is_empty());
     }
 
     #[test]

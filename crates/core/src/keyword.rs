@@ -167,6 +167,45 @@ impl KeywordOutcome {
     }
 }
 
+/// Which path of the keyword search answers a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeywordPath {
+    /// An indexed tool's lowercased name equals the query.
+    Exact,
+    /// The query starts with `mcp__` and names the start of some indexed MCP tool.
+    Prefix,
+    /// Scored, with `+required` terms: only tools that have every one of them.
+    Required,
+    /// Scored, every term optional: the one path a host may run over other tools as well
+    /// (claude-code-best scores its already-loaded tools there too).
+    Terms,
+}
+
+impl KeywordOutcome {
+    /// The path this outcome came from (`query` is the query it answered).
+    pub fn path(&self, query: &KeywordQuery) -> KeywordPath {
+        match self {
+            KeywordOutcome::Exact(_) => KeywordPath::Exact,
+            KeywordOutcome::Prefix(_) => KeywordPath::Prefix,
+            KeywordOutcome::Scored(_) if query.required > 0 => KeywordPath::Required,
+            KeywordOutcome::Scored(_) => KeywordPath::Terms,
+        }
+    }
+}
+
+/// The scoring path alone over the indexed tools: no exact-name and no `mcp__`-prefix path,
+/// best first (ties in index order), at most `max_results`.
+pub fn keyword_terms<I: KeywordSource + ?Sized>(
+    index: &I,
+    query: &KeywordQuery,
+    max_results: usize,
+) -> Vec<KeywordHit> {
+    if max_results == 0 {
+        return Vec::new();
+    }
+    index.keyword_index().score(index, query, max_results)
+}
+
 /// Compat keyword search (`searchToolsWithKeywords`) over the indexed (deferred) tools, with
 /// the indexed tools also serving as the full list for the exact-name path.
 ///
