@@ -67,6 +67,13 @@ describe('ExecuteExtraTool: names and words', () => {
     expect(p).not.toMatch(/\bToolSearch\b|\bExecuteTool\b/)
   })
 
+  test('its prompt says to call core tools directly, with the provider/client fallback through it (as ccb says today)', async () => {
+    const p = await ExecuteExtraTool.prompt()
+    expect(p).toContain('call core tools directly')
+    expect(p).toMatch(/provider\/client fallback/i)
+    expect(await SearchExtraToolsTool.prompt()).toMatch(/already loaded[^.]*call it directly/)
+  })
+
   test('it is core in ccb and passes permission through to the target', async () => {
     expect(CCB_CORE_TOOLS.has('ExecuteExtraTool')).toBe(true)
     expect(CCB_CORE_TOOLS.size).toBe(28)
