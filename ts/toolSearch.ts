@@ -7,6 +7,7 @@ import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
 import { copyToolArray, readBuildOptions, readOptionFields, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { buildLoadedIndex, shortDescription } from './build'
+import type { ToolIndex } from './toolIndex'
 import { byLowercasedName, isDeferredBy, toolLookup } from './lookup'
 import { fieldOrUndefined } from './safeRead'
 import { ToolIndexCache } from './cache'
@@ -229,16 +230,17 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     })
     return { count, byLower: byLowercasedName(tools), names, loaded, deferredNames, position }
   })
-  /** The already-loaded tools' own index (keyword rules, guidance), built once per tool list. */
-  const loadedIndex = () =>
-    cache.memo(`toolSearch:loaded:${coreKey}`, () => {
-      const p = buildLoadedIndex(tools, derived.names, derived.loaded, buildOptions)
-      p.catch(() => {})
-      return p
-    })
+  /**
+   * The already-loaded tools' own index (keyword rules, guidance), built once per tool list. One
+   * that cannot be built (a prompt over the text limit) leaves the loaded tools out of the keyword
+   * search, as without `searchLoaded`: the search itself still answers.
+   */
+  const loadedIndex = (): Promise<ToolIndex | undefined> =>
+    cache.memo(`toolSearch:loaded:${coreKey}`, () => buildLoadedIndex(tools, derived.names, derived.loaded, buildOptions).catch(() => undefined))
   const guidance = async (already: string[]): Promise<string | undefined> => {
     if (!searchLoaded || already.length === 0) return undefined
     const schemas = await loadedIndex()
+    if (!schemas) return undefined
     const sections = await Promise.all(
       already.map(async (name) => {
         const i = derived.position.get(name)
@@ -319,7 +321,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     const own = index.keywordRank(query, maxResults)
     if (own.path === 'terms') {
       const loaded = await loadedIndex()
-      if (loaded.length) keywordList = bestOfBoth(own.hits, loaded.keywordRank(query, maxResults, true).hits, derived.position, maxResults)
+      if (loaded?.length) keywordList = bestOfBoth(own.hits, loaded.keywordRank(query, maxResults, true).hits, derived.position, maxResults)
     }
   }
   const ranked = index.rankToolSearch(query, maxResults, mergeWeights(), exactOutside, keywordList)

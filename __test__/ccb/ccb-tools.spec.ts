@@ -371,6 +371,15 @@ describe('SearchExtraTools: core tools in the keyword search (ccb today)', () =>
     expect((await SearchExtraToolsTool.call({ query: 'mcp__mail', max_results: 5 }, ctx)).data.matches).toEqual(['mcp__mail__send'])
   })
 
+  test('a core tool whose prompt is over the text limit leaves the core tools out of the keyword search; the search still answers', async () => {
+    const huge = target('Read', { prompt: async () => 'x '.repeat(9 * 1024 * 1024) })
+    const grep = target('Grep', { prompt: async () => 'zebra finder' })
+    const cron = target('CronCreate', { prompt: async () => 'zebra scheduler' })
+    const out = await SearchExtraToolsTool.call({ query: 'zebra', max_results: 5 }, context([huge, grep, cron, target('mcp__m__x', { prompt: async () => 'mail' })]))
+    expect(out.data.matches).toEqual(['CronCreate'])
+    expect(out.data.already_loaded).toBeUndefined()
+  })
+
   test("a core tool whose description throws or never answers falls back to its prompt; a throwing prompt getter stops nothing", async () => {
     const grep = target('Grep', { prompt: async () => 'zebra finder', description: () => { throw new Error('no') } })
     const glob = target('Glob', { prompt: async () => 'zebra globber', description: () => new Promise(() => {}) })
