@@ -85,9 +85,14 @@ impl EnhancedIndex {
                 required,
             });
         };
-        let mut free_text = String::new();
+        let mut free_text = String::with_capacity(query.len() + 1);
         let mut quoted_text = String::new();
         let raws: Vec<&str> = query.split_whitespace().collect();
+        q.terms.reserve(raws.len() * 2);
+        if names {
+            q.raw.reserve(raws.len());
+            q.raw_ident.reserve(raws.len());
+        }
         let quoted = quoted_tokens(&raws);
         for (ri, &raw) in raws.iter().enumerate() {
             // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
@@ -149,14 +154,15 @@ impl EnhancedIndex {
                 add(&mut q, t, quote_weight, Cow::Borrowed("query"), false)
             });
         if self.params.synonym_weight > 0.0 {
-            let words: Vec<String> = q
+            // The request's own words with synonyms (most have none): only those are copied.
+            let words: Vec<(String, &Vec<String>)> = q
                 .terms
                 .iter()
                 .filter(|t| t.origin == "query" && t.weight >= 1.0)
-                .map(|t| t.term.clone())
+                .filter_map(|t| self.synonyms.get(&t.term).map(|syn| (t.term.clone(), syn)))
                 .collect();
-            for w in words {
-                if let Some(syn) = self.synonyms.get(&w) {
+            for (w, syn) in words {
+                {
                     for s in syn {
                         add(
                             &mut q,
