@@ -106,15 +106,21 @@ function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {
   return { names, alwaysLoad, scoring, core, exclude, force }
 }
 
+/** `promptTimeoutMs`, or the default; anything but a number from 0 to the timer limit throws. */
+function promptTimeout(options: BuildOptions): number {
+  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0 || timeout > MAX_TIMER_MS) {
+    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
+  }
+  return timeout
+}
+
 /**
  * The indexed tools' entries: `names` are the plan's (each tool's name read once, so a getter
  * that answers differently the second time cannot slip past the duplicate check).
  */
 export async function collect(indices: number[], names: readonly string[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
-  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0 || timeout > MAX_TIMER_MS) {
-    throw new ToolIndexError('E_INVALID_NUMBER', `promptTimeoutMs must be a number from 0 to ${MAX_TIMER_MS} (0 = no limit), got ${String(timeout)}`)
-  }
+  const timeout = promptTimeout(options)
   const context = options.promptContext ?? defaultPromptContext(tools)
   const descriptions = await Promise.all(indices.map((i) => describe(tools[i], i, context, timeout)))
   return indices.map((i, k) => {
@@ -165,8 +171,12 @@ async function describe(tool: ToolLike, i: number, context: unknown, timeoutMs: 
  * gives, awaited with the deadline), else its prompt as `describe` reads it. Never throws.
  */
 export async function shortDescription(tool: ToolLike, i: number, tools: readonly ToolLike[], options: BuildOptions): Promise<string> {
-  const timeout = options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS
-  const ms = typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0 && timeout <= MAX_TIMER_MS ? timeout : DEFAULT_PROMPT_TIMEOUT_MS
+  let ms: number
+  try {
+    ms = promptTimeout(options)
+  } catch {
+    ms = DEFAULT_PROMPT_TIMEOUT_MS
+  }
   const context = options.promptContext ?? defaultPromptContext(tools)
   try {
     const description: unknown = readField(tool, 'description', i)

@@ -205,7 +205,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   // name for the exact-name path (the native side prefers an indexed tool).
   const coreKey = coreOpt ? JSON.stringify(coreOpt.coreTools) : ''
   const derived = cache.memo(`toolSearch:${coreKey}`, () => {
-    // Each tool's name read once (`\u0000i` for one that is not a string), whether it is
+    // Each tool's name read once ('' for one that is not a string), whether it is
     // deferred, and the first position of each name.
     const names: string[] = new Array(tools.length)
     const loaded: boolean[] = new Array(tools.length).fill(false)
@@ -318,7 +318,10 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const exactOutside = outside !== undefined && !index.has(outside) ? outside : undefined
   let keywordList: string[] | undefined
   if (searchLoaded && index.scoring === 'compat' && exactOutside === undefined) {
+    // The keyword half is computed here once and handed on, so the native merge need not
+    // search again; on the terms path the loaded tools' hits join it.
     const own = index.keywordRank(query, maxResults)
+    keywordList = own.hits.map((h) => h.name)
     if (own.path === 'terms') {
       const loaded = await loadedIndex()
       if (loaded?.length) keywordList = bestOfBoth(own.hits, loaded.keywordRank(query, maxResults, true).hits, derived.position, maxResults)
