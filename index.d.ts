@@ -245,10 +245,11 @@ export interface RankOptions {
   exactOutside?: string
   /**
    * The keyword half made by the caller: tool names, best first (the first `maxResults`,
-   * each once). A name no indexed tool has is merged as given, with no id. Compat only
-   * (enhanced ignores it); `exactOutside` is then not used.
+   * each once). A name no indexed tool has is merged as given, with no id; `null` is a tool
+   * the caller knows is not indexed (returned with an empty name, to be named by its
+   * `keywordRank`). Compat only (enhanced ignores it); `exactOutside` is then not used.
    */
-  keywordList?: Array<string>
+  keywordList?: Array<string | null>
 }
 
 /** The scoring mode of an index. */

@@ -287,6 +287,67 @@ add('ToolIndex#rankToolSearch', [
   },
   { name: 'exactOutside 1', run: () => idx().rankToolSearch('issue', 5, undefined, any(1)), code: 'E_INVALID_ARG' },
   { name: `query of ${LIMITS.queryLength + 1} chars`, run: () => idx().rankToolSearch('q'.repeat(LIMITS.queryLength + 1)), code: 'E_TOO_LARGE' },
+  { name: 'keywordList "ls" (a string)', run: () => idx().rankToolSearch('issue', 5, undefined, undefined, any('ls')), code: 'E_INVALID_ARG' },
+  { name: 'keywordList [1]', run: () => idx().rankToolSearch('issue', 5, undefined, undefined, any([1])), code: 'E_INVALID_ARG' },
+  { name: 'keywordList sparse [, "ls"]', run: () => idx().rankToolSearch('issue', 5, undefined, undefined, any([, 'ls'])), code: 'E_INVALID_ARG' },
+  {
+    name: 'keywordList a Proxy whose traps throw',
+    run: () =>
+      idx().rankToolSearch('issue', 5, undefined, undefined, any(new Proxy([], { get() { throw new Error('trap') } }))),
+    code: 'E_INVALID_ARG',
+  },
+  {
+    name: 'keywordList an endless generator',
+    run: () =>
+      idx().rankToolSearch('issue', 5, undefined, undefined, any((function* () { for (;;) yield 'ls' })())),
+    code: 'E_TOO_LARGE',
+  },
+  { name: 'keywordList with maxResults NaN', run: () => idx().rankToolSearch('issue', NaN, undefined, undefined, ['ls']), code: 'E_INVALID_LIMIT' },
+  {
+    name: 'keywordList names repeated, unknown, and cut to maxResults',
+    run: () => idx().rankToolSearch('schedule', 2, undefined, undefined, ['Ghost', 'Ghost', 'CronCreate', 'ls']),
+    clamp: 'each name once, the first maxResults',
+    check: (v) => {
+      expect(v.map((r: any) => [r.name, r.keywordRank])).toEqual([['CronCreate', 1], ['Ghost', 0]])
+    },
+  },
+  {
+    name: 'keywordList name with a lone surrogate beside a tool named with U+FFFD',
+    run: () => {
+      const i = ToolIndex.fromEntries([...ENTRIES, { name: 'tool\ufffd', description: 'replacement character tool' }])
+      return i.rankToolSearch('replacement', 5, undefined, undefined, ['tool\ud800'])
+    },
+    clamp: 'the list name stays outside the index; the tool keeps its own TF-IDF place',
+    check: (v) => {
+      expect(v.map((r: any) => [r.name, r.keywordRank])).toEqual([['tool\ud800', 0], ['tool\ufffd', undefined]])
+    },
+    regression: 'the native side read the list name as U+FFFD and took it for the other tool: the tool got the keyword share and the name it was not given',
+  },
+])
+add('ToolIndex#keywordRank', [
+  { name: 'query 1', run: () => idx().keywordRank(any(1)), code: 'E_INVALID_ARG' },
+  { name: 'maxResults NaN', run: () => idx().keywordRank('issue', NaN), code: 'E_INVALID_LIMIT' },
+  { name: 'maxResults -1', run: () => idx().keywordRank('issue', -1), code: 'E_INVALID_LIMIT' },
+  { name: 'maxResults "5"', run: () => idx().keywordRank('issue', any('5')), code: 'E_INVALID_LIMIT' },
+  {
+    name: 'termsOnly "yes"',
+    run: () => idx().keywordRank('mcp__github', 5, any('yes')),
+    code: 'E_INVALID_ARG',
+    regression: 'a truthy non-boolean termsOnly was read as false (the prefix path answered)',
+  },
+  { name: 'maxResults Infinity', run: () => idx().keywordRank('issue', Infinity), clamp: 'every hit', check: (v) => expect(v).toEqual({ path: 'terms', hits: [{ name: 'mcp__github__create_issue', score: expect.any(Number) }] }) },
+  { name: 'mcp__ prefix, termsOnly', run: () => idx().keywordRank('mcp__github', 5, true), clamp: 'scored as words', check: (v) => expect(v.path).toBe('terms') },
+  { name: `query of ${LIMITS.queryLength + 1} chars`, run: () => idx().keywordRank('q'.repeat(LIMITS.queryLength + 1)), code: 'E_TOO_LARGE' },
+])
+add('new ToolIndex', [
+  {
+    name: 'entries (an array)',
+    run: () => new ToolIndexAny(ENTRIES),
+    code: 'E_INVALID_ARG',
+    regression: 'the constructor took anything; the first search then failed with E_INTERNAL ("Cannot read properties of undefined")',
+  },
+  { name: 'a look-alike state object', run: () => new ToolIndexAny({ native: {}, byId: [], byName: new Map() }), code: 'E_INVALID_ARG' },
+  { name: 'nothing', run: () => new ToolIndexAny(), code: 'E_INVALID_ARG' },
 ])
 add('ToolIndex#keywordSearch', [
   { name: 'query 1', run: () => idx().keywordSearch(any(1)), code: 'E_INVALID_ARG' },

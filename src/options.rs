@@ -156,10 +156,11 @@ pub struct RankOptions {
     /// lowercased query; used when no indexed tool matches the query exactly.
     pub exact_outside: Option<String>,
     /// The keyword half made by the caller: tool names, best first (the first `maxResults`,
-    /// each once). A name no indexed tool has is merged as given, with no id. Compat only
-    /// (enhanced ignores it); `exactOutside` is then not used.
-    #[napi(ts_type = "Array<string>")]
-    pub keyword_list: Option<List<String>>,
+    /// each once). A name no indexed tool has is merged as given, with no id; `null` is a tool
+    /// the caller knows is not indexed (returned with an empty name, to be named by its
+    /// `keywordRank`). Compat only (enhanced ignores it); `exactOutside` is then not used.
+    #[napi(ts_type = "Array<string | null>")]
+    pub keyword_list: Option<List<Option<String>>>,
 }
 
 impl TryFrom<RankOptions> for engine::RankOptions {

@@ -84,6 +84,9 @@ interface Snapshot {
 }
 
 
+/** The states `newState` made: the only ones a `ToolIndex` is constructed over. */
+const STATES = new WeakSet<object>()
+
 /**
  * A built tool index. Array-like for code written against the reference (`length`,
  * iteration, `at`, `map`, `filter`, `find`, `some`, `forEach`): entries are materialized on
@@ -98,6 +101,9 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
   constructor(state: State) {
+    if (!STATES.has(state)) {
+      throw invalidArg('new ToolIndex() is not how an index is made: use ToolIndex.fromEntries(entries), buildToolIndex(tools) or getToolIndex(tools)')
+    }
     this.#live = state
   }
 
@@ -196,13 +202,19 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     // Each name once, at most maxResults of them: a name's keyword rank is then its place here.
     const list = keywordList === undefined ? undefined : [...new Set(stringList(keywordList, 'keywordList'))].slice(0, Math.max(0, Math.trunc(maxResults)) || 0)
     const s = this.#state
+    // The native side sees names with lone surrogates as U+FFFD: a name passes only when a tool
+    // has exactly that name; any other is null there (outside the index, named here by its rank).
+    const listed = list?.map((n) => {
+      const id = s.byName.get(nameKey(n))
+      return id !== undefined && s.byId[id]?.name === n ? n : null
+    })
     const ranked = native(() =>
       s.native.toolSearchRank(query, maxResults, {
         keywordWeight: keyword,
         tfidfWeight: tfidf,
         minScore: displayMinScore(s.scoring),
         exactOutside,
-        keywordList: list,
+        keywordList: listed,
       }),
     )
     return ranked.map((r) => ({
@@ -230,8 +242,9 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     if (typeof maxResults !== 'number') {
       throw new ToolIndexError('E_INVALID_LIMIT', `maxResults must be a number, got ${typeName(maxResults)}`)
     }
+    if (typeof termsOnly !== 'boolean') throw invalidArg(`termsOnly must be a boolean, got ${typeName(termsOnly)}`)
     const s = this.#state
-    const r = native(() => s.native.keywordRank(query, maxResults, termsOnly === true))
+    const r = native(() => s.native.keywordRank(query, maxResults, termsOnly))
     return { path: r.path, hits: r.hits.map((h) => ({ name: (s.byId[h.id] as Stored).name, score: h.score })) }
   }
 
@@ -414,7 +427,9 @@ export function newState(stored: Stored[], scoring: Scoring, tuning?: Tuning): S
   const nativeIndex = native(() => new binding.ToolIndex(entries, options))
   const byName = new Map<string, number>()
   stored.forEach((e, i) => byName.set(nameKey(e.name), i))
-  return { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring, tuning, skipped: [] }
+  const state: State = { native: nativeIndex, byId: stored.slice(), byName, generation: nativeIndex.generation, scoring, tuning, skipped: [] }
+  STATES.add(state)
+  return state
 }
 
 /** @internal */

@@ -177,8 +177,10 @@ pub struct RankOptions {
     pub min_score: Option<f64>,
     pub exact_outside: Option<String>,
     /// The keyword half, made by the caller (compat only; see
-    /// [`hybrid::tool_search_rank_listed`]). `exact_outside` is then not used.
-    pub keyword_list: Option<Vec<String>>,
+    /// [`hybrid::tool_search_rank_listed`]; `None`: a tool the caller knows is not indexed,
+    /// answered with an empty name, which the caller fills in by its keyword rank).
+    /// `exact_outside` is then not used.
+    pub keyword_list: Option<Vec<Option<String>>>,
 }
 
 /// One merged ToolSearch result with its name resolved.
@@ -504,14 +506,14 @@ impl Engine {
             Kind::Compat(i) if options.keyword_list.is_some() => {
                 let list = options.keyword_list.as_deref().unwrap_or_default();
                 check_list_len(list.len() as u64, "keywordList")?;
-                let names: Vec<&str> = list.iter().map(String::as_str).collect();
+                let names: Vec<Option<&str>> = list.iter().map(Option::as_deref).collect();
                 let hits = hybrid::tool_search_rank_listed(i, query, &names, max, weights, min);
                 Ok(hits
                     .into_iter()
                     .filter_map(|h| {
                         let name = match (h.slot, h.outside) {
                             (Some(s), _) => i.doc(s).map(|d| d.name.as_str()),
-                            (None, Some(k)) => names.get(k as usize).copied(),
+                            (None, Some(k)) => names.get(k as usize).map(|n| n.unwrap_or("")),
                             (None, None) => None,
                         };
                         name.map(|name| Ranked {
@@ -775,7 +777,11 @@ mod tests {
         assert_eq!(path("+issue", true), KeywordPath::Required);
 
         let listed = RankOptions {
-            keyword_list: Some(vec!["Terminal".into(), "mcp__github__create_issue".into()]),
+            keyword_list: Some(vec![
+                Some("Terminal".into()),
+                Some("mcp__github__create_issue".into()),
+                None,
+            ]),
             exact_outside: Some("create issue".into()),
             ..RankOptions::default()
         };
@@ -783,6 +789,10 @@ mod tests {
         let names: Vec<(&str, Option<u32>)> = r.iter().map(|h| (h.name.as_str(), h.id)).collect();
         assert_eq!(names[0].0, "mcp__github__create_issue");
         assert!(names.contains(&("Terminal", None)));
+        // The caller's unnamed entry comes back nameless, at its keyword rank.
+        assert!(r
+            .iter()
+            .any(|h| h.name.is_empty() && h.keyword_rank == Some(2)));
         // Enhanced ranks by its own search and ignores the list.
         let en = Engine::build(tools(), opts("enhanced")).unwrap();
         let r = en.tool_search_rank("create issue", 5.0, &listed).unwrap();

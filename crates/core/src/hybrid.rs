@@ -90,14 +90,15 @@ pub fn tool_search_rank(
 }
 
 /// [`tool_search_rank`] with the keyword half made by the caller: `keyword` is its list of
-/// tool names, best first (the first `max_results`, each name once, are kept). A name no
-/// indexed tool has is merged as given: a host that runs the keyword rules over tools it does
+/// tools, best first (the first `max_results` are kept, each name once). A name no indexed
+/// tool has, and `None` (a tool the caller knows is not indexed, whatever its name), is merged
+/// as given, by its place in the list: a host that runs the keyword rules over tools it does
 /// not index (claude-code-best scores its already-loaded tools too) passes the merged list
 /// here, and the weighting and the TF-IDF half stay this module's.
 pub fn tool_search_rank_listed(
     index: &ToolIndex,
     query: &str,
-    keyword: &[&str],
+    keyword: &[Option<&str>],
     max_results: usize,
     weights: MergeWeights,
     min_score: f64,
@@ -106,9 +107,9 @@ pub fn tool_search_rank_listed(
     let entries: Vec<Entry> = keyword
         .iter()
         .enumerate()
-        .filter(|(_, n)| seen.insert(**n))
+        .filter(|(_, n)| n.is_none_or(|n| seen.insert(n)))
         .take(max_results)
-        .map(|(i, n)| match index.store().slot_of(n) {
+        .map(|(i, n)| match n.and_then(|n| index.store().slot_of(n)) {
             Some(slot) => Entry::Slot(slot),
             None => Entry::Outside(i as u32),
         })
@@ -628,7 +629,7 @@ mod tests {
                 .iter()
                 .map(|h| idx.doc(h.slot).unwrap().name.clone())
                 .collect();
-            let own: Vec<&str> = own.iter().map(String::as_str).collect();
+            let own: Vec<Option<&str>> = own.iter().map(|n| Some(n.as_str())).collect();
             assert_eq!(
                 tool_search_rank_listed(&idx, q, &own, 5, w, 0.1),
                 tool_search_rank(&idx, q, 5, w, 0.1, None),
@@ -639,7 +640,13 @@ mod tests {
         let r = tool_search_rank_listed(
             &idx,
             "schedule a recurring prompt",
-            &["Terminal", "CronCreate", "Terminal", "TerminalRead", "Bash"],
+            &[
+                Some("Terminal"),
+                Some("CronCreate"),
+                Some("Terminal"),
+                Some("TerminalRead"),
+                Some("Bash"),
+            ],
             3,
             w,
             0.1,
@@ -656,6 +663,23 @@ mod tests {
         assert_eq!(places[1], (None, Some(0), Some(0)));
         assert_eq!(places[2], (None, Some(3), Some(2)));
         assert!((r[2].score - 0.4 / 3.0).abs() < 1e-12);
+        // `None` is a tool outside the index even where a name would have matched: each keeps
+        // its place (no repeat check), and none takes an indexed tool's slot.
+        let r = tool_search_rank_listed(
+            &idx,
+            "schedule a recurring prompt",
+            &[None, None, Some("CronCreate")],
+            5,
+            w,
+            0.1,
+        );
+        let places: Vec<(Option<u32>, Option<u32>, Option<u32>)> = r
+            .iter()
+            .map(|h| (h.slot, h.outside, h.keyword_rank))
+            .collect();
+        assert!(places.contains(&(None, Some(0), Some(0))));
+        assert!(places.contains(&(None, Some(1), Some(1))));
+        assert!(places.contains(&(cron, None, Some(2))));
         assert!(tool_search_rank_listed(&idx, "x", &[], 5, w, 0.1)
             .iter()
             .all(|h| h.keyword_rank.is_none()));
