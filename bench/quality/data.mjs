@@ -39,6 +39,17 @@ export const ZH_SET_INFO = [
   { id: 'metatool-single-zh', corpus: 'metatool', from: 'metatool-single', title: 'MetaTool single, in Chinese' },
 ]
 const ZH_SET_IDS = ZH_SET_INFO.map((s) => s.id)
+
+/**
+ * MetaTool's single-tool requests outside the 2,000-request sample: requests no ranking was
+ * tuned or checked on, for a check on sets not seen (`--set unseen`, scored with `--holdout`:
+ * about 3,700 requests). Not in the default run.
+ */
+export const UNSEEN_SET_INFO = [
+  { id: 'metatool-single-unseen', corpus: 'metatool', from: 'metatool-single', title: 'MetaTool single, outside the sample' },
+]
+const UNSEEN_SET_IDS = UNSEEN_SET_INFO.map((s) => s.id)
+const EXTRA_SET_IDS = [...ZH_SET_IDS, ...UNSEEN_SET_IDS]
 const ZH_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'zh-requests.json')
 
 function readJson(...parts) {
@@ -62,13 +73,15 @@ export function selectSets(filters) {
     const hits =
       v === 'zh'
         ? ZH_SET_IDS
-        : [...SET_IDS, ...ZH_SET_IDS].filter((id) =>
-            v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
-          )
-    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...ZH_SET_IDS].join(', ')} (or etom, metatool, zh, prefix*)`)
+        : v === 'unseen'
+          ? UNSEEN_SET_IDS
+          : [...SET_IDS, ...EXTRA_SET_IDS].filter((id) =>
+              v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
+            )
+    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...EXTRA_SET_IDS].join(', ')} (or etom, metatool, zh, unseen, prefix*)`)
     hits.forEach((h) => out.add(h))
   }
-  return [...SET_IDS, ...ZH_SET_IDS].filter((id) => out.has(id))
+  return [...SET_IDS, ...EXTRA_SET_IDS].filter((id) => out.has(id))
 }
 
 /**
@@ -143,6 +156,16 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
         pool.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q, { anyOf: true }) })),
         { note: allMetatool ? `all ${single.length} single-tool queries` : `${pool.length} of ${single.length} sampled, seed ${SEED}` },
       )
+    }
+    if (wanted.has('metatool-single-unseen')) {
+      const single = qs.filter((q) => q.subset === 'single')
+      const sampled = new Set(sample(single, METATOOL_SINGLE_SAMPLE, SEED).map((q) => q.id))
+      const rest = single.filter((q) => !sampled.has(q.id))
+      let queries = rest.filter((q) => inSplit(q.id, split)).map((q) => ({ id: q.id, query: q.query, judgement: judgement(q, { anyOf: true }) }))
+      const inSplitCount = queries.length
+      if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
+      const info = UNSEEN_SET_INFO[0]
+      out.push({ ...info, queries, inSplit: inSplitCount, note: `${inSplitCount} ${split} requests of the ${rest.length} outside the sample` })
     }
     if (wanted.has('metatool-multi')) {
       const multi = qs.filter((q) => q.subset === 'multi')

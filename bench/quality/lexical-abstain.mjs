@@ -4,8 +4,9 @@
 // infeasible requests answered with nothing, and what each feasible set loses in recall@5
 // against the default enhanced ranking.
 //
-//   node bench/quality/lexical-abstain.mjs [--holdout] [--sweep] [--cv]
+//   node bench/quality/lexical-abstain.mjs [--holdout] [--sweep] [--cv] [--set <ids>]
 //
+// `--set` scores other sets than ETOM and MetaTool's defaults (e.g. `--set unseen --holdout`).
 // Each request is searched once with the rule off (its best 30 scores; enhanced search has no display threshold); the rule is
 // then applied to those scores here, and the native rule is checked to answer the same requests
 // with nothing. `--sweep` prints the grid's curve; `--cv` is how the rule was chosen: five folds
@@ -26,7 +27,9 @@ const cv = process.argv.includes('--cv')
 const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href)
 const { CROWD_ABSTAIN } = api
 const RANK = 30
-const { corpora, sets } = loadSets({ sets: selectSets(['etom', 'metatool']), split })
+const setArg = process.argv.indexOf('--set')
+const wanted = setArg > 0 && process.argv[setArg + 1] ? process.argv[setArg + 1].split(',') : ['etom', 'metatool']
+const { corpora, sets } = loadSets({ sets: selectSets(wanted), split })
 
 const handles = {}
 for (const [corpus, tools] of Object.entries(corpora)) {
