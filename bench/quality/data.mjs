@@ -63,6 +63,12 @@ function readJson(...parts) {
   return JSON.parse(readFileSync(p, 'utf8'))
 }
 
+/** The sets a script's `--set <ids>` names, else `fallback` (for the scripts without an option parser). */
+export function setsFromArgv(argv, fallback) {
+  const at = argv.indexOf('--set')
+  return selectSets(at > 0 && argv[at + 1] ? argv[at + 1].split(',') : fallback)
+}
+
 /** `--set` values: exact set ids, a corpus name (`etom`, `metatool`) or a prefix ending in `*`. */
 export function selectSets(filters) {
   if (!filters || filters.length === 0) return SET_IDS.slice()
@@ -106,7 +112,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   }
 
   const finish = (id, rows, extra = {}) => {
-    const info = SET_INFO.find((s) => s.id === id)
+    const info = [...SET_INFO, ...UNSEEN_SET_INFO].find((s) => s.id === id)
     let queries = rows.filter((r) => inSplit(r.id, split))
     const inSplitCount = queries.length
     if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
@@ -161,11 +167,11 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       const single = qs.filter((q) => q.subset === 'single')
       const sampled = new Set(sample(single, METATOOL_SINGLE_SAMPLE, SEED).map((q) => q.id))
       const rest = single.filter((q) => !sampled.has(q.id))
-      let queries = rest.filter((q) => inSplit(q.id, split)).map((q) => ({ id: q.id, query: q.query, judgement: judgement(q, { anyOf: true }) }))
-      const inSplitCount = queries.length
-      if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
-      const info = UNSEEN_SET_INFO[0]
-      out.push({ ...info, queries, inSplit: inSplitCount, note: `${inSplitCount} ${split} requests of the ${rest.length} outside the sample` })
+      finish(
+        'metatool-single-unseen',
+        rest.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q, { anyOf: true }) })),
+        { note: `the ${split} requests of the ${rest.length} outside the sample` },
+      )
     }
     if (wanted.has('metatool-multi')) {
       const multi = qs.filter((q) => q.subset === 'multi')

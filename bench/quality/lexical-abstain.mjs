@@ -16,7 +16,7 @@
 // Needs the built package (`npm run build`).
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
+import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf } from './systems.mjs'
 import { crossValidate } from './rule-choice.mjs'
@@ -27,9 +27,7 @@ const cv = process.argv.includes('--cv')
 const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js')).href)
 const { CROWD_ABSTAIN } = api
 const RANK = 30
-const setArg = process.argv.indexOf('--set')
-const wanted = setArg > 0 && process.argv[setArg + 1] ? process.argv[setArg + 1].split(',') : ['etom', 'metatool']
-const { corpora, sets } = loadSets({ sets: selectSets(wanted), split })
+const { corpora, sets } = loadSets({ sets: setsFromArgv(process.argv, ['etom', 'metatool']), split })
 
 const handles = {}
 for (const [corpus, tools] of Object.entries(corpora)) {

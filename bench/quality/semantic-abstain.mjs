@@ -15,7 +15,7 @@
 // (`npm run build:encoder`, `bash scripts/fetch-model.sh`) and the built package.
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadSets, selectSets, REPO_ROOT } from './data.mjs'
+import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf, vectorStoreOf } from './systems.mjs'
 import { crossValidate } from './rule-choice.mjs'
@@ -27,9 +27,7 @@ const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js'))
 const sem = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'semantic.js')).href)
 const enc = sem.loadLocalEncoder()
 const CAND = sem.FUSION_DEFAULTS.candidates
-const setArg = process.argv.indexOf('--set')
-const wanted = setArg > 0 && process.argv[setArg + 1] ? process.argv[setArg + 1].split(',') : ['etom', 'metatool']
-const { corpora, sets } = loadSets({ sets: selectSets(wanted), split })
+const { corpora, sets } = loadSets({ sets: setsFromArgv(process.argv, ['etom', 'metatool']), split })
 
 // Per corpus: the vector store and the lexical index the fused ranking uses (abstaining off).
 const handles = {}
