@@ -129,12 +129,17 @@ impl Scratch {
     /// weight 0 is skipped), so a zero sum means "not touched yet".
     #[inline]
     fn add_plain(&mut self, postings: &[(u32, f64)], w: f64, idf: f64) {
+        // Locals, so the compiler keeps the tables and the count in registers: through
+        // `self` every store might alias the fields and they are reloaded each posting.
+        let (acc, order) = (&mut self.acc[..], &mut self.order[..]);
+        let mut touched = self.touched;
         for &(slot, tf) in postings {
-            let a = &mut self.acc[slot as usize];
-            self.order[self.touched] = slot;
-            self.touched += usize::from(*a == 0.0);
+            let a = &mut acc[slot as usize];
+            order[touched] = slot;
+            touched += usize::from(*a == 0.0);
             *a += w * (tf * idf);
         }
+        self.touched = touched;
     }
 
     /// Add a term's postings and mark them for the CJK guard (a term of weight 0 still marks).
