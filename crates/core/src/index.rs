@@ -977,8 +977,7 @@ impl Scorer for ToolIndex {
     }
 
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
-        self.store.docs.reserve(tools.len());
-        self.store.by_name.reserve(tools.len());
+        self.store.reserve(tools.len());
         if tools.len() < self.opts.parallel_threshold {
             return self.link_all(tools.into_iter().map(analyze));
         }

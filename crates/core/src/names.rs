@@ -8,7 +8,10 @@
 //! tool is a hash insert or delete, so the matcher is kept up to date on every change instead
 //! of being rebuilt: building it for 10k tools costs about as much as hashing their names.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 /// Names this long or longer are keyed by their first `HEAD` bytes.
 const HEAD: usize = 8;
@@ -28,15 +31,82 @@ fn short_key(b: &[u8]) -> u64 {
     u64::from_le_bytes(k)
 }
 
+/// The slots that share one normalized name: the first inline, any others in a vector (so
+/// the usual name, held by one tool, costs no allocation of its own).
+#[derive(Debug, Clone)]
+struct SlotList {
+    /// `u32::MAX` when the list is empty.
+    first: u32,
+    more: Vec<u32>,
+}
+
+impl Default for SlotList {
+    fn default() -> Self {
+        Self {
+            first: u32::MAX,
+            more: Vec::new(),
+        }
+    }
+}
+
+impl SlotList {
+    fn one(slot: u32) -> Self {
+        Self {
+            first: slot,
+            more: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.first == u32::MAX
+    }
+
+    fn push(&mut self, slot: u32) {
+        if self.is_empty() {
+            self.first = slot;
+        } else {
+            self.more.push(slot);
+        }
+    }
+
+    fn remove(&mut self, slot: u32) {
+        if self.first == slot {
+            self.first = self.more.pop().unwrap_or(u32::MAX);
+        } else if let Some(i) = self.more.iter().position(|&s| s == slot) {
+            self.more.swap_remove(i);
+        }
+    }
+
+    fn append_to(&self, out: &mut Vec<u32>) {
+        if !self.is_empty() {
+            out.push(self.first);
+            out.extend_from_slice(&self.more);
+        }
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        if !self.is_empty() {
+            self.first = map[self.first as usize];
+        }
+        for s in &mut self.more {
+            *s = map[*s as usize];
+        }
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
 /// Normalized names → slots, searchable by substring.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NameMatcher {
-    /// Normalized name → name id.
-    ids: FxHashMap<Box<str>, u32>,
+    /// Name ids, by the hash of their name (each name's text is kept once, in `text`).
+    ids: HashTable<u32>,
     /// Name id → name ("" for a free id).
     text: Vec<Box<str>>,
     /// Name id → slots with that name (unordered).
-    slots: Vec<Vec<u32>>,
+    slots: Vec<SlotList>,
     /// Ids no name uses any more.
     free: Vec<u32>,
     /// First 8 bytes → ids of the names of 8 bytes or more that start with them.
@@ -50,29 +120,39 @@ pub(crate) struct NameMatcher {
 }
 
 impl NameMatcher {
+    /// The id of a name in use.
+    fn id_of(&self, full: &str) -> Option<u32> {
+        let text = &self.text;
+        self.ids
+            .find(name_hash(full), |&id| &*text[id as usize] == full)
+            .copied()
+    }
+
     /// `slot` now holds a tool whose normalized name is `full`.
     pub(crate) fn add(&mut self, slot: u32, full: &str) {
         if full.is_empty() {
             self.empty.push(slot);
             return;
         }
-        if let Some(&id) = self.ids.get(full) {
+        if let Some(id) = self.id_of(full) {
             self.slots[id as usize].push(slot);
             return;
         }
         let id = match self.free.pop() {
             Some(id) => {
                 self.text[id as usize] = full.into();
-                self.slots[id as usize].push(slot);
+                self.slots[id as usize] = SlotList::one(slot);
                 id
             }
             None => {
                 self.text.push(full.into());
-                self.slots.push(vec![slot]);
+                self.slots.push(SlotList::one(slot));
                 (self.text.len() - 1) as u32
             }
         };
-        self.ids.insert(full.into(), id);
+        let text = &self.text;
+        self.ids
+            .insert_unique(name_hash(full), id, |&i| name_hash(&text[i as usize]));
         let b = full.as_bytes();
         if b.len() >= HEAD {
             self.long.entry(head_key(b)).or_default().push(id);
@@ -93,18 +173,19 @@ impl NameMatcher {
             }
             return;
         }
-        let Some(&id) = self.ids.get(full) else {
+        let Some(id) = self.id_of(full) else {
             return;
         };
         let list = &mut self.slots[id as usize];
-        if let Some(i) = list.iter().position(|&s| s == slot) {
-            list.swap_remove(i);
-        }
+        list.remove(slot);
         if !list.is_empty() {
             return;
         }
         // The last tool with this name went: free its id.
-        self.ids.remove(full);
+        if let Ok(entry) = self.ids.find_entry(name_hash(full), |&i| i == id) {
+            entry.remove();
+        }
+        self.slots[id as usize] = SlotList::default();
         self.text[id as usize] = Box::default();
         self.free.push(id);
         let b = full.as_bytes();
@@ -125,14 +206,11 @@ impl NameMatcher {
     /// Renumber slots after compaction (`map[old]` is the new slot; emptied slots were
     /// removed from the matcher before).
     pub(crate) fn renumber(&mut self, map: &[u32]) {
-        for list in self
-            .slots
-            .iter_mut()
-            .chain(std::iter::once(&mut self.empty))
-        {
-            for s in list.iter_mut() {
-                *s = map[*s as usize];
-            }
+        for list in &mut self.slots {
+            list.renumber(map);
+        }
+        for s in &mut self.empty {
+            *s = map[*s as usize];
         }
     }
 
@@ -173,15 +251,24 @@ impl NameMatcher {
         found.sort_unstable();
         found.dedup();
         for id in found {
-            out.extend_from_slice(&self.slots[id as usize]);
+            self.slots[id as usize].append_to(out);
         }
     }
 
     /// Heap bytes held (approximate, for the index's estimate).
     pub(crate) fn heap_bytes(&self) -> usize {
-        let names: usize = self.text.iter().map(|t| 2 * t.len() + 48).sum();
-        let slots: usize = self.slots.iter().map(|s| s.capacity() * 4 + 24).sum();
-        names + slots + self.long.len() * 40 + self.short.len() * 16 + self.short_first.len()
+        let names: usize = self.text.iter().map(|t| t.len() + 16).sum();
+        let slots: usize = self
+            .slots
+            .iter()
+            .map(|s| s.more.capacity() * 4 + std::mem::size_of::<SlotList>())
+            .sum();
+        names
+            + slots
+            + self.ids.capacity() * 5
+            + self.long.len() * 40
+            + self.short.len() * 16
+            + self.short_first.len()
     }
 }
 

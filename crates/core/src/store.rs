@@ -4,9 +4,11 @@
 //! only its own document analysis and formula on top (`D` is its per-tool record, `P` its
 //! per-posting payload).
 
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::error::{ErrorCode, IndexError};
 
@@ -25,7 +27,8 @@ pub const COMPACT_MIN_EMPTY: usize = 64;
 #[derive(Debug, Clone)]
 pub struct SlotStore<D, P> {
     pub(crate) docs: Vec<Option<D>>,
-    pub(crate) by_name: FxHashMap<String, u32>,
+    /// Live slots by the hash of their tool's name (the name itself is the record's).
+    pub(crate) by_name: HashTable<u32>,
     pub(crate) live: usize,
     /// Term → id; the key shares its text with `term_text` (one allocation a term).
     pub(crate) vocab: FxHashMap<Arc<str>, u32>,
@@ -39,7 +42,7 @@ impl<D, P> Default for SlotStore<D, P> {
     fn default() -> Self {
         Self {
             docs: Vec::new(),
-            by_name: FxHashMap::default(),
+            by_name: HashTable::new(),
             live: 0,
             vocab: FxHashMap::default(),
             term_text: Vec::new(),
@@ -74,7 +77,10 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     }
 
     pub fn slot_of(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name).copied()
+        let docs = &self.docs;
+        self.by_name
+            .find(name_hash(name), |&s| name_at(docs, s) == Some(name))
+            .copied()
     }
 
     /// Live slots in index order.
@@ -108,8 +114,15 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         docs + self.docs.capacity() * size_of::<Option<D>>()
             + postings
             + vocab
-            + self.by_name.len() * 48
-            + self.by_name.keys().map(String::len).sum::<usize>()
+            + self.by_name.capacity() * 5
+    }
+
+    /// Room for `n` more tools.
+    pub fn reserve(&mut self, n: usize) {
+        self.docs.reserve(n);
+        let docs = &self.docs;
+        self.by_name
+            .reserve(n, |&s| name_at(docs, s).map_or(0, name_hash));
     }
 
     /// A fresh slot at the end.
@@ -158,12 +171,37 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
     /// Put a tool's record in its slot (the slot's postings are the caller's to add).
     pub fn occupy(&mut self, slot: u32, doc: D) {
-        self.by_name.insert(doc.name().to_owned(), slot);
+        let hash = name_hash(doc.name());
         let cell = &mut self.docs[slot as usize];
-        if cell.is_none() {
-            self.live += 1;
+        if let Some(old) = cell.take() {
+            // Replaced in place without `vacate`: the old record's name goes with it.
+            self.live -= 1;
+            self.unname(&old, slot);
         }
-        *cell = Some(doc);
+        let docs = &self.docs;
+        match self
+            .by_name
+            .find_entry(hash, |&s| name_at(docs, s) == Some(doc.name()))
+        {
+            // Another slot had this name: the name now means this slot.
+            Ok(mut entry) => *entry.get_mut() = slot,
+            Err(_) => {
+                self.by_name
+                    .insert_unique(hash, slot, |&s| name_at(docs, s).map_or(0, name_hash));
+            }
+        }
+        self.docs[slot as usize] = Some(doc);
+        self.live += 1;
+    }
+
+    /// Drop `slot` from the name table if `doc`'s name maps to it.
+    fn unname(&mut self, doc: &D, slot: u32) {
+        if let Ok(entry) = self
+            .by_name
+            .find_entry(name_hash(doc.name()), |&s| s == slot)
+        {
+            entry.remove();
+        }
     }
 
     /// Take a tool out: its postings and name go, the slot stays (empty) until compaction.
@@ -175,9 +213,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
                 p.remove(i);
             }
         }
-        if self.by_name.get(doc.name()) == Some(&slot) {
-            self.by_name.remove(doc.name());
-        }
+        self.unname(&doc, slot);
         self.live -= 1;
         Some(doc)
     }
@@ -205,12 +241,22 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
                 e.0 = map[e.0 as usize];
             }
         }
-        for v in self.by_name.values_mut() {
+        // Names keep their hashes; only the slots they point at move.
+        for v in self.by_name.iter_mut() {
             *v = map[*v as usize];
         }
         self.generation += 1;
         Some(map)
     }
+}
+
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
+/// The name of the tool in `slot`, if the slot is live.
+fn name_at<D: SlotDoc>(docs: &[Option<D>], slot: u32) -> Option<&str> {
+    docs.get(slot as usize)?.as_ref().map(SlotDoc::name)
 }
 
 /// A tool record with a name (the store's key).
@@ -320,6 +366,32 @@ mod tests {
         fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
             self.1.iter().copied()
         }
+    }
+
+    #[test]
+    fn names_follow_their_slots() {
+        let mut s: SlotStore<D, ()> = SlotStore::default();
+        for i in 0..3 {
+            let slot = s.push_slot();
+            s.occupy(slot, D(format!("n{i}"), vec![]));
+        }
+        // Occupying a live slot replaces its record, and its name with it.
+        s.occupy(1, D("m".into(), vec![]));
+        assert_eq!(s.slot_of("n1"), None);
+        assert_eq!(s.slot_of("m"), Some(1));
+        assert_eq!(s.len(), 3);
+        assert!(s.vacate(1).is_some());
+        assert_eq!(s.slot_of("m"), None);
+        assert_eq!(s.len(), 2);
+        // The table grows (rehashing by the records' names) and finds every name.
+        s.reserve(10);
+        for i in 3..5000u32 {
+            let slot = s.push_slot();
+            s.occupy(slot, D(format!("n{i}"), vec![]));
+        }
+        assert!((3..5000u32).all(|i| s.slot_of(&format!("n{i}")) == Some(i)));
+        assert_eq!(s.slot_of("n0"), Some(0));
+        assert_eq!(s.slot_of("nope"), None);
     }
 
     #[test]
