@@ -305,7 +305,7 @@ impl ToolIndex {
 
     /// IDF of a term (`None` when no tool has it).
     pub fn idf(&self, term: &str) -> Option<f64> {
-        self.store.vocab.get(term).map(|&t| self.idf[t as usize])
+        self.store.term_id(term).map(|t| self.idf[t as usize])
     }
 
     /// Put an analysed tool into a (vacant) slot and its postings.

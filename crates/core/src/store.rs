@@ -5,10 +5,9 @@
 //! per-posting payload).
 
 use std::hash::BuildHasher;
-use std::sync::Arc;
 
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashSet};
 
 use crate::error::{ErrorCode, IndexError};
 
@@ -30,9 +29,9 @@ pub struct SlotStore<D, P> {
     /// Live slots by the hash of their tool's name (the name itself is the record's).
     pub(crate) by_name: HashTable<u32>,
     pub(crate) live: usize,
-    /// Term → id; the key shares its text with `term_text` (one allocation a term).
-    pub(crate) vocab: FxHashMap<Arc<str>, u32>,
-    pub(crate) term_text: Vec<Arc<str>>,
+    /// Term ids by the hash of their text (the text is kept once, in `term_text`).
+    vocab: HashTable<u32>,
+    pub(crate) term_text: Vec<Box<str>>,
     /// Per term, `(slot, payload)` sorted by slot.
     pub(crate) postings: Vec<Vec<(u32, P)>>,
     pub(crate) generation: u64,
@@ -44,7 +43,7 @@ impl<D, P> Default for SlotStore<D, P> {
             docs: Vec::new(),
             by_name: HashTable::new(),
             live: 0,
-            vocab: FxHashMap::default(),
+            vocab: HashTable::new(),
             term_text: Vec::new(),
             postings: Vec::new(),
             generation: 0,
@@ -110,7 +109,12 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             .iter()
             .map(|p| p.capacity() * size_of::<(u32, P)>() + 24)
             .sum();
-        let vocab: usize = self.term_text.iter().map(|t| t.len() + 64).sum();
+        let vocab: usize = self
+            .term_text
+            .iter()
+            .map(|t| t.len() + 16 + 16)
+            .sum::<usize>()
+            + self.vocab.capacity() * 5;
         docs + self.docs.capacity() * size_of::<Option<D>>()
             + postings
             + vocab
@@ -133,20 +137,26 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
     /// The id of a term, and whether it was new (new terms get an empty posting list).
     pub fn intern(&mut self, term: &str) -> (u32, bool) {
-        if let Some(&id) = self.vocab.get(term) {
+        let hash = name_hash(term);
+        let text = &self.term_text;
+        if let Some(&id) = self.vocab.find(hash, |&id| &*text[id as usize] == term) {
             return (id, false);
         }
         let id = self.term_text.len() as u32;
-        let text: Arc<str> = Arc::from(term);
-        self.vocab.insert(Arc::clone(&text), id);
-        self.term_text.push(text);
+        self.term_text.push(term.into());
+        let text = &self.term_text;
+        self.vocab
+            .insert_unique(hash, id, |&i| name_hash(&text[i as usize]));
         self.postings.push(Vec::new());
         (id, true)
     }
 
     /// The id of a known term.
     pub fn term_id(&self, term: &str) -> Option<u32> {
-        self.vocab.get(term).copied()
+        let text = &self.term_text;
+        self.vocab
+            .find(name_hash(term), |&id| &*text[id as usize] == term)
+            .copied()
     }
 
     /// Post `slot` under `term`, keeping the list sorted (appends in slot order are O(1); a
@@ -250,6 +260,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     }
 }
 
+/// The hash of a tool name or a term in the store's tables.
 fn name_hash(name: &str) -> u64 {
     FxBuildHasher.hash_one(name)
 }

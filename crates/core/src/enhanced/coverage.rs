@@ -17,7 +17,7 @@ impl EnhancedIndex {
             pq.terms
                 .iter()
                 .filter_map(|t| {
-                    let id = *self.store.vocab.get(t.term.as_str())?;
+                    let id = self.store.term_id(&t.term)?;
                     (!self.store.postings[id as usize].is_empty()).then_some((id, t.weight))
                 })
                 .collect()

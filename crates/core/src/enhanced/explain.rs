@@ -38,7 +38,7 @@ impl EnhancedIndex {
         let q = self.parse_query(query);
         let mut terms = Vec::new();
         for t in &q.terms {
-            let Some(&id) = self.store.vocab.get(t.term.as_str()) else {
+            let Some(id) = self.store.term_id(&t.term) else {
                 continue;
             };
             let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else {
@@ -74,7 +74,7 @@ impl EnhancedIndex {
             .terms
             .iter()
             .filter_map(|t| {
-                let id = *self.store.vocab.get(t.term.as_str())?;
+                let id = self.store.term_id(&t.term)?;
                 doc.terms
                     .iter()
                     .any(|(x, _)| *x == id)

@@ -241,8 +241,8 @@ impl EnhancedIndex {
     pub fn matching_postings(&self, q: &ParsedQuery) -> usize {
         q.terms
             .iter()
-            .filter_map(|t| self.store.vocab.get(t.term.as_str()))
-            .map(|&id| self.store.postings[id as usize].len())
+            .filter_map(|t| self.store.term_id(&t.term))
+            .map(|id| self.store.postings[id as usize].len())
             .sum()
     }
 

@@ -200,9 +200,8 @@ impl EnhancedIndex {
             })
             .filter(|t| {
                 self.store
-                    .vocab
-                    .get(t.term.as_str())
-                    .is_none_or(|&id| self.store.postings[id as usize].is_empty())
+                    .term_id(&t.term)
+                    .is_none_or(|id| self.store.postings[id as usize].is_empty())
             })
             .map(|t| t.term.clone())
             .collect();
@@ -251,7 +250,7 @@ impl EnhancedIndex {
             ids.iter().for_each(|&i| push(i));
         }
         for d in deletions(word) {
-            if let Some(&id) = self.store.vocab.get(d.as_str()) {
+            if let Some(id) = self.store.term_id(&d) {
                 push(id);
             }
             if let Some(ids) = self.deletes.get(d.as_str()) {
@@ -293,9 +292,8 @@ impl EnhancedIndex {
                     t.origin == "query"
                         && self
                             .store
-                            .vocab
-                            .get(t.term.as_str())
-                            .is_some_and(|&id| !self.store.postings[id as usize].is_empty())
+                            .term_id(&t.term)
+                            .is_some_and(|id| !self.store.postings[id as usize].is_empty())
                 })
             })
             .collect();

@@ -129,9 +129,8 @@ impl EnhancedIndex {
             .iter()
             .filter_map(|t| {
                 self.store
-                    .vocab
-                    .get(t.term.as_str())
-                    .map(|&id| (id, t.weight, t.required))
+                    .term_id(&t.term)
+                    .map(|id| (id, t.weight, t.required))
             })
             .filter(|(id, _, _)| !self.store.postings[*id as usize].is_empty())
             .collect();
@@ -261,15 +260,14 @@ impl EnhancedIndex {
             .filter_map(|t| {
                 let known = self
                     .store
-                    .vocab
-                    .get(t.term.as_str())
-                    .filter(|&&id| !self.store.postings[id as usize].is_empty());
+                    .term_id(&t.term)
+                    .filter(|&id| !self.store.postings[id as usize].is_empty());
                 match (&*t.origin, known) {
-                    ("query", Some(&id)) => Some(t.weight * self.idf(id)),
+                    ("query", Some(id)) => Some(t.weight * self.idf(id)),
                     ("query", None) if !t.term.chars().any(is_cjk) => {
                         Some(t.weight * self.params.unknown_weight * self.idf_unknown())
                     }
-                    ("lexicon", Some(&id)) => Some(t.weight * self.idf(id)),
+                    ("lexicon", Some(id)) => Some(t.weight * self.idf(id)),
                     _ => None,
                 }
             })
