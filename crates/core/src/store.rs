@@ -27,7 +27,7 @@ pub const COMPACT_MIN_EMPTY: usize = 64;
 pub struct SlotStore<D, P> {
     pub(crate) docs: Vec<Option<D>>,
     /// Live slots by the hash of their tool's name (the name itself is the record's).
-    pub(crate) by_name: HashTable<u32>,
+    by_name: HashTable<u32>,
     pub(crate) live: usize,
     /// Term ids by the hash of their text (the text is kept once, in `term_text`).
     vocab: HashTable<u32>,
