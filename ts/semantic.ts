@@ -103,7 +103,7 @@ export function abstains(
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
 export const FUSION_DEFAULTS: Readonly<Required<FusionOptions>> = Object.freeze({
   method: 'weighted',
-  lexicalWeight: 0.55,
+  lexicalWeight: 0.5,
   candidates: 30,
   rrfK: 60,
   lexicalNorm: 'minmax',
