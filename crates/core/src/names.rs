@@ -8,10 +8,10 @@
 //! tool is a hash insert or delete, so the matcher is kept up to date on every change instead
 //! of being rebuilt: building it for 10k tools costs about as much as hashing their names.
 
-use std::hash::BuildHasher;
-
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxHashMap;
+
+use crate::text::hash_text;
 
 /// Names this long or longer are keyed by their first `HEAD` bytes.
 const HEAD: usize = 8;
@@ -94,10 +94,6 @@ impl SlotList {
     }
 }
 
-fn name_hash(name: &str) -> u64 {
-    FxBuildHasher.hash_one(name)
-}
-
 /// Normalized names → slots, searchable by substring.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NameMatcher {
@@ -124,7 +120,7 @@ impl NameMatcher {
     fn id_of(&self, full: &str) -> Option<u32> {
         let text = &self.text;
         self.ids
-            .find(name_hash(full), |&id| &*text[id as usize] == full)
+            .find(hash_text(full), |&id| &*text[id as usize] == full)
             .copied()
     }
 
@@ -152,7 +148,7 @@ impl NameMatcher {
         };
         let text = &self.text;
         self.ids
-            .insert_unique(name_hash(full), id, |&i| name_hash(&text[i as usize]));
+            .insert_unique(hash_text(full), id, |&i| hash_text(&text[i as usize]));
         let b = full.as_bytes();
         if b.len() >= HEAD {
             self.long.entry(head_key(b)).or_default().push(id);
@@ -182,7 +178,7 @@ impl NameMatcher {
             return;
         }
         // The last tool with this name went: free its id.
-        if let Ok(entry) = self.ids.find_entry(name_hash(full), |&i| i == id) {
+        if let Ok(entry) = self.ids.find_entry(hash_text(full), |&i| i == id) {
             entry.remove();
         }
         self.slots[id as usize] = SlotList::default();

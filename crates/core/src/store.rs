@@ -4,12 +4,11 @@
 //! only its own document analysis and formula on top (`D` is its per-tool record, `P` its
 //! per-posting payload).
 
-use std::hash::BuildHasher;
-
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::error::{ErrorCode, IndexError};
+use crate::text::hash_text;
 
 /// What the store needs to know about a scorer's per-tool record.
 pub trait SlotDoc {
@@ -78,7 +77,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     pub fn slot_of(&self, name: &str) -> Option<u32> {
         let docs = &self.docs;
         self.by_name
-            .find(name_hash(name), |&s| name_at(docs, s) == Some(name))
+            .find(hash_text(name), |&s| name_at(docs, s) == Some(name))
             .copied()
     }
 
@@ -126,7 +125,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.docs.reserve(n);
         let docs = &self.docs;
         self.by_name
-            .reserve(n, |&s| name_at(docs, s).map_or(0, name_hash));
+            .reserve(n, |&s| name_at(docs, s).map_or(0, hash_text));
     }
 
     /// A fresh slot at the end.
@@ -137,7 +136,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
     /// The id of a term, and whether it was new (new terms get an empty posting list).
     pub fn intern(&mut self, term: &str) -> (u32, bool) {
-        let hash = name_hash(term);
+        let hash = hash_text(term);
         let text = &self.term_text;
         if let Some(&id) = self.vocab.find(hash, |&id| &*text[id as usize] == term) {
             return (id, false);
@@ -146,7 +145,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.term_text.push(term.into());
         let text = &self.term_text;
         self.vocab
-            .insert_unique(hash, id, |&i| name_hash(&text[i as usize]));
+            .insert_unique(hash, id, |&i| hash_text(&text[i as usize]));
         self.postings.push(Vec::new());
         (id, true)
     }
@@ -155,7 +154,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     pub fn term_id(&self, term: &str) -> Option<u32> {
         let text = &self.term_text;
         self.vocab
-            .find(name_hash(term), |&id| &*text[id as usize] == term)
+            .find(hash_text(term), |&id| &*text[id as usize] == term)
             .copied()
     }
 
@@ -181,7 +180,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
     /// Put a tool's record in its slot (the slot's postings are the caller's to add).
     pub fn occupy(&mut self, slot: u32, doc: D) {
-        let hash = name_hash(doc.name());
+        let hash = hash_text(doc.name());
         let cell = &mut self.docs[slot as usize];
         if let Some(old) = cell.take() {
             // Replaced in place without `vacate`: the old record's name goes with it.
@@ -197,7 +196,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             Ok(mut entry) => *entry.get_mut() = slot,
             Err(_) => {
                 self.by_name
-                    .insert_unique(hash, slot, |&s| name_at(docs, s).map_or(0, name_hash));
+                    .insert_unique(hash, slot, |&s| name_at(docs, s).map_or(0, hash_text));
             }
         }
         self.docs[slot as usize] = Some(doc);
@@ -208,7 +207,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     fn unname(&mut self, doc: &D, slot: u32) {
         if let Ok(entry) = self
             .by_name
-            .find_entry(name_hash(doc.name()), |&s| s == slot)
+            .find_entry(hash_text(doc.name()), |&s| s == slot)
         {
             entry.remove();
         }
@@ -258,11 +257,6 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.generation += 1;
         Some(map)
     }
-}
-
-/// The hash of a tool name or a term in the store's tables.
-fn name_hash(name: &str) -> u64 {
-    FxBuildHasher.hash_one(name)
 }
 
 /// The name of the tool in `slot`, if the slot is live.

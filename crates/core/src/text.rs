@@ -107,6 +107,12 @@ pub fn contains_word_bounded(text: &str, term: &str) -> bool {
     false
 }
 
+/// The hash the name and term tables key text by (FxHash, as the index's other maps).
+pub(crate) fn hash_text(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
