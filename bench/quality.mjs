@@ -16,7 +16,7 @@ import { EXTRA_SYSTEM_IDS, SYSTEM_IDS, makeSystems } from './quality/systems.mjs
 
 const USAGE = `usage: node bench/quality.mjs [options]
   --set <ids>        comma list of sets (repeatable): ${SET_IDS.join(', ')};
-                     also 'etom', 'metatool', 'zh' (Chinese requests), 'zh-unseen' (Chinese requests translated later, holdout only), 'unseen' (MetaTool requests outside the sample) or a prefix ending in '*'
+                     also 'etom', 'metatool', 'zh' (Chinese requests), 'zh-unseen' (Chinese requests translated later, holdout only; 'zh-unseen-alt' a second translation of them), 'unseen' (MetaTool requests outside the sample) or a prefix ending in '*'
   --systems <ids>    comma list of systems: ${SYSTEM_IDS.join(', ')}; by name only: ${EXTRA_SYSTEM_IDS.join(', ')}
   --fusion <k=v,..>  fusion settings of the fused systems (method, lexicalWeight, candidates, rrfK)
   --holdout          score the holdout split (default: dev)

@@ -54,6 +54,20 @@ export const ZH_UNSEEN_SET_INFO = [
 const ZH_UNSEEN_SET_IDS = ZH_UNSEEN_SET_INFO.map((s) => s.id)
 
 /**
+ * The same requests in a second translation, made independently by a translator who saw only the
+ * English requests (`zh-requests-unseen-alt.json`, `--set zh-unseen-alt`): how much the Chinese
+ * figures move with the translator.
+ */
+export const ZH_ALT_SET_INFO = ZH_UNSEEN_SET_INFO.map((s) => ({
+  ...s,
+  id: `${s.id}-alt`,
+  file: 'zh-requests-unseen-alt.json',
+  title: `${s.title}, second translation`,
+}))
+const ZH_ALT_SET_IDS = ZH_ALT_SET_INFO.map((s) => s.id)
+const ZH_ALL_SET_INFO = [...ZH_SET_INFO, ...ZH_UNSEEN_SET_INFO, ...ZH_ALT_SET_INFO]
+
+/**
  * MetaTool's single-tool requests outside the 2,000-request sample (`--set unseen`), split like
  * the rest: the holdout part (about 3,700 requests) is a check on requests not seen; the dev part
  * (about 14,900) is more dev data (the fusion weight was chosen on it, see bench/QUALITY.md).
@@ -63,7 +77,7 @@ export const UNSEEN_SET_INFO = [
   { id: 'metatool-single-unseen', corpus: 'metatool', from: 'metatool-single', title: 'MetaTool single, outside the sample' },
 ]
 const UNSEEN_SET_IDS = UNSEEN_SET_INFO.map((s) => s.id)
-const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...UNSEEN_SET_IDS]
+const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS]
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
 function readJson(...parts) {
@@ -95,12 +109,14 @@ export function selectSets(filters) {
         ? ZH_SET_IDS
         : v === 'zh-unseen'
           ? ZH_UNSEEN_SET_IDS
-          : v === 'unseen'
+          : v === 'zh-unseen-alt'
+            ? ZH_ALT_SET_IDS
+            : v === 'unseen'
             ? UNSEEN_SET_IDS
             : [...SET_IDS, ...EXTRA_SET_IDS].filter((id) =>
               v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
             )
-    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...EXTRA_SET_IDS].join(', ')} (or etom, metatool, zh, zh-unseen, unseen, prefix*)`)
+    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...EXTRA_SET_IDS].join(', ')} (or etom, metatool, zh, zh-unseen, zh-unseen-alt, unseen, prefix*)`)
     hits.forEach((h) => out.add(h))
   }
   return [...SET_IDS, ...EXTRA_SET_IDS].filter((id) => out.has(id))
@@ -124,7 +140,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   }
   // A translated set: its requests in Chinese, each judged as its English original.
   const translated = (id, originals) => {
-    const info = [...ZH_SET_INFO, ...ZH_UNSEEN_SET_INFO].find((s) => s.id === id)
+    const info = ZH_ALL_SET_INFO.find((s) => s.id === id)
     const byId = new Map(originals.map((q) => [q.id, q]))
     const queries = translations(info.file)
       .filter((r) => r.set === info.from && inSplit(r.id, split))
@@ -157,9 +173,9 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       finish('etom-l1-stripped', rows, { note: `${stripped} of ${rows.length} L1 queries had a clause to strip` })
     }
     if (wanted.has('etom-l2')) finish('etom-l2', level(2).map((q) => mk(q)))
-    for (const id of ['etom-l2-zh', 'etom-l2-zh-unseen']) if (wanted.has(id)) translated(id, level(2).map((q) => mk(q)))
+    for (const id of ['etom-l2-zh', 'etom-l2-zh-unseen', 'etom-l2-zh-unseen-alt']) if (wanted.has(id)) translated(id, level(2).map((q) => mk(q)))
     if (wanted.has('etom-l3')) finish('etom-l3', level(3).map((q) => mk(q)))
-    for (const id of ['etom-l3-zh', 'etom-l3-zh-unseen']) if (wanted.has(id)) translated(id, level(3).map((q) => mk(q)))
+    for (const id of ['etom-l3-zh', 'etom-l3-zh-unseen', 'etom-l3-zh-unseen-alt']) if (wanted.has(id)) translated(id, level(3).map((q) => mk(q)))
     if (wanted.has('etom-l4')) finish('etom-l4', level(4).map((q) => mk(q)))
     if (wanted.has('etom-infeasible')) {
       const inf = readJson('etom', 'queries_infeasible.json')
@@ -171,7 +187,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     const tools = readJson('metatool', 'tools.json')
     corpora.metatool = tools
     const qs = readJson('metatool', 'queries.json')
-    for (const id of ['metatool-single-zh', 'metatool-single-zh-unseen']) {
+    for (const id of ['metatool-single-zh', 'metatool-single-zh-unseen', 'metatool-single-zh-unseen-alt']) {
       if (wanted.has(id)) translated(id, qs.filter((q) => q.subset === 'single').map((q) => ({ id: q.id, judgement: judgement(q, { anyOf: true }) })))
     }
     if (wanted.has('metatool-single')) {
