@@ -138,6 +138,8 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     if (!files.has(file)) files.set(file, JSON.parse(readFileSync(path.join(HERE, file), 'utf8')))
     return files.get(file)
   }
+  // The wanted translated sets of one original set, in print order.
+  const translationsOf = (from) => ZH_ALL_SET_INFO.filter((s) => s.from === from && wanted.has(s.id)).map((s) => s.id)
   // A translated set: its requests in Chinese, each judged as its English original.
   const translated = (id, originals) => {
     const info = ZH_ALL_SET_INFO.find((s) => s.id === id)
@@ -173,9 +175,9 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       finish('etom-l1-stripped', rows, { note: `${stripped} of ${rows.length} L1 queries had a clause to strip` })
     }
     if (wanted.has('etom-l2')) finish('etom-l2', level(2).map((q) => mk(q)))
-    for (const id of ['etom-l2-zh', 'etom-l2-zh-unseen', 'etom-l2-zh-unseen-alt']) if (wanted.has(id)) translated(id, level(2).map((q) => mk(q)))
+    for (const id of translationsOf('etom-l2')) translated(id, level(2).map((q) => mk(q)))
     if (wanted.has('etom-l3')) finish('etom-l3', level(3).map((q) => mk(q)))
-    for (const id of ['etom-l3-zh', 'etom-l3-zh-unseen', 'etom-l3-zh-unseen-alt']) if (wanted.has(id)) translated(id, level(3).map((q) => mk(q)))
+    for (const id of translationsOf('etom-l3')) translated(id, level(3).map((q) => mk(q)))
     if (wanted.has('etom-l4')) finish('etom-l4', level(4).map((q) => mk(q)))
     if (wanted.has('etom-infeasible')) {
       const inf = readJson('etom', 'queries_infeasible.json')
@@ -187,8 +189,8 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     const tools = readJson('metatool', 'tools.json')
     corpora.metatool = tools
     const qs = readJson('metatool', 'queries.json')
-    for (const id of ['metatool-single-zh', 'metatool-single-zh-unseen', 'metatool-single-zh-unseen-alt']) {
-      if (wanted.has(id)) translated(id, qs.filter((q) => q.subset === 'single').map((q) => ({ id: q.id, judgement: judgement(q, { anyOf: true }) })))
+    for (const id of translationsOf('metatool-single')) {
+      translated(id, qs.filter((q) => q.subset === 'single').map((q) => ({ id: q.id, judgement: judgement(q, { anyOf: true }) })))
     }
     if (wanted.has('metatool-single')) {
       const single = qs.filter((q) => q.subset === 'single')
