@@ -67,3 +67,37 @@ describe('search results without yielding', () => {
     }, 120_000)
   }
 })
+
+describe('collections the memory ledger asks for (Node)', () => {
+  // The ledger asks V8 for a full collection once enough dropped index memory may be waiting.
+  // An index freed with dispose() is not waiting for anything: a loop that disposes what it
+  // builds must not be made to collect, while the same loop dropping its indexes must be.
+  // Counted through Node's `gc` performance entries (major collections).
+  const script = `
+    const { PerformanceObserver, constants } = require('node:perf_hooks')
+    const n = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
+    let major = 0
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++
+    }).observe({ entryTypes: ['gc'] })
+    const tools = Array.from({ length: 3000 }, (_, k) => ({ name: 'mcp__s' + (k % 9) + '__tool_' + k, description: 'reads and writes record ' + k + ' of the store' }))
+    const settle = () => new Promise((r) => setTimeout(r, 100))
+    ;(async () => {
+      await settle()
+      const start = major
+      for (let k = 0; k < 30; k++) new n.ToolIndex(tools).dispose()
+      await settle()
+      const disposed = major - start
+      for (let k = 0; k < 30; k++) new n.ToolIndex(tools)
+      await settle()
+      console.log(JSON.stringify({ disposed, dropped: major - start - disposed }))
+    })()`
+  test('node: 30 build/dispose cycles of 3,000 tools ask for no collection; dropped, they do', () => {
+    const r = spawnSync(NODE, ['-e', script], { encoding: 'utf8' })
+    expect(r.status).toBe(0)
+    const row = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { disposed: number; dropped: number }
+    console.log(`node: major collections in 30 build/dispose cycles ${row.disposed}, in 30 build/drop cycles ${row.dropped}`)
+    expect(row.disposed).toBeLessThanOrEqual(2)
+    expect(row.dropped).toBeGreaterThanOrEqual(5)
+  }, 60_000)
+})

@@ -1,12 +1,13 @@
 // What a built index holds in memory, and how long a build takes from JavaScript, on the
 // benchmark's catalogs:
 //
-//   node --expose-gc bench/index-memory.mjs [sizes, default 10k] [--addon PATH] [--keep N] [--builds N]
+//   node --expose-gc bench/index-memory.mjs [sizes, default 10k] [--addon PATH] [--keep N] [--builds N] [--dispose]
 //   bun bench/index-memory.mjs 10k,100k
 //
 // Builds `--keep` indexes (default 5) of each catalog and keeps them all, collecting garbage
 // before and after, and prints the RSS growth per index; then builds `--builds` more (default
-// 25) in a loop, dropping each, and prints the median build time (the first three are warm-up).
+// 25) in a loop, dropping each (or, with `--dispose`, disposing each, inside the timed span), and
+// prints the median build time (the first three are warm-up).
 // `--addon` loads another build of the addon (a `.node` file), to compare two builds
 // alternately in separate processes. Nothing is asserted.
 import { createRequire } from 'node:module'
@@ -20,6 +21,7 @@ const { values, positionals } = parseArgs({
     addon: { type: 'string' },
     keep: { type: 'string', default: '5' },
     builds: { type: 'string', default: '25' },
+    dispose: { type: 'boolean', default: false },
   },
 })
 const native = values.addon ? createRequire(import.meta.url)(values.addon) : loadNative()
@@ -27,29 +29,33 @@ const sizes = (positionals[0] ?? '10k').split(',').map((s) => Math.round(parseFl
 const keep = Number(values.keep)
 const builds = Number(values.builds)
 
-function collect() {
+/** Collect garbage, then wait out the addon's trim delay (freed pages go back to the system
+ * 200 ms after the last index is freed). */
+async function collect() {
   if (typeof globalThis.Bun !== 'undefined') globalThis.Bun.gc(true)
   else if (typeof globalThis.gc === 'function') globalThis.gc()
   else throw new Error('run Node with --expose-gc')
+  await new Promise((resolve) => setTimeout(resolve, 400))
 }
 
 for (const size of sizes) {
   const { entries } = buildCatalog(size)
-  collect()
+  await collect()
   const before = process.memoryUsage().rss
   const kept = []
   for (let i = 0; i < keep; i++) kept.push(new native.ToolIndex(entries))
-  collect()
+  await collect()
   const perIndex = (process.memoryUsage().rss - before) / keep / 2 ** 20
   kept.length = 0
-  collect()
+  await collect()
   const times = []
   for (let i = 0; i < builds + 3; i++) {
     const t = performance.now()
-    new native.ToolIndex(entries)
+    const index = new native.ToolIndex(entries)
+    if (values.dispose) index.dispose()
     if (i >= 3) times.push(performance.now() - t)
   }
   times.sort((a, b) => a - b)
   const median = times[times.length >> 1]
-  console.log(`${runtimeName}, ${size} tools: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median.toFixed(1)} ms (median of ${builds}, each dropped)`)
+  console.log(`${runtimeName}, ${size} tools: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median.toFixed(1)} ms (median of ${builds}, each ${values.dispose ? 'disposed' : 'dropped'})`)
 }

@@ -19,6 +19,7 @@ mod memory;
 mod options;
 mod results;
 mod tool_index;
+mod trim;
 mod vector;
 
 use list::{opt_list, List};

@@ -4,16 +4,22 @@
 //! weighs a wrapper by what it holds. That alone lets a loop that drops indexes without
 //! `dispose()` pile up garbage: V8 starts a collection for external memory only once it has
 //! grown 64 MB since the last one, and in a loop that never yields its heap only grows.
-//! So this module keeps a per-thread ledger of what indexes built, and once
-//! [`MIN_CHURN`] bytes have been built since the last collection it asked for, it asks for
-//! one: under V8 by reporting, for the span of one call, more than V8's hard external limit
-//! (V8 then collects at once and runs the finalizers of dropped indexes), under Bun through
-//! `Bun.gc(true)`. The pace is amortized against build time: a collection is asked for only
-//! after [`WORK_PER_COLLECTION`] times the recent collections' cost in building (a moving
-//! average, so one collection that the OS happened to preempt does not stall the pace), so where a
-//! collection is slow (a large JavaScript heap) more garbage may wait, in proportion.
-//! After each such collection, glibc's allocator is asked to hand the freed pages back to
-//! the system (`malloc_trim`), so RSS follows what is live, not the last burst's peak.
+//! So this module keeps a per-thread ledger of what may be garbage: the bytes indexes built
+//! since the last collection it asked for, less the bytes freed since without one
+//! (`dispose()`, updates that shrink an index, finalizers run by the engine's own
+//! collections), not counting the index just built, which is live. Once that reaches
+//! [`MIN_CHURN`] bytes, it asks for a collection: under V8 by reporting, for the span of one
+//! call, more than V8's hard external limit (V8 then collects at once and runs the finalizers
+//! of dropped indexes), under Bun through `Bun.gc(true)`. The pace is amortized against build
+//! time: a collection is asked for only after [`WORK_PER_COLLECTION`] times the recent
+//! collections' cost in building (a moving average, so one collection that the OS happened to
+//! preempt does not stall the pace), so where a collection is slow (a large JavaScript heap)
+//! more garbage may wait, in proportion. A loop that disposes what it builds leaves no garbage
+//! and is never made to collect.
+//!
+//! Every build and update, and whatever frees an index's memory, also has the freed pages
+//! handed back to the system once such calls stop ([`crate::trim`]), so RSS follows what is
+//! live, not the last burst's peak.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -21,7 +27,8 @@ use std::time::{Duration, Instant};
 use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
 use napi::{Env, ValueType};
 
-/// Bytes built (reported upward) since the last collection before another is asked for.
+/// Bytes that may be garbage (built since the last collection, not freed since) before
+/// another collection is asked for.
 pub const MIN_CHURN: i64 = 2 << 20;
 
 /// Build time owed per unit of collection time: collections take at most half of a loop
@@ -43,7 +50,8 @@ enum Runtime {
 #[derive(Clone, Copy)]
 struct Ledger {
     runtime: Runtime,
-    /// Bytes reported upward (builds, updates) since the last collection asked for.
+    /// Bytes reported upward (builds, updates) since the last collection asked for, less
+    /// those reported freed since (never below 0).
     churn: i64,
     /// Build time since that collection.
     work: Duration,
@@ -80,12 +88,13 @@ pub fn report(env: &Env, delta: i64) -> bool {
     if delta == 0 {
         return true;
     }
+    if delta < 0 {
+        crate::trim::soon();
+    }
     if env.adjust_external_memory(delta).is_err() {
         return false;
     }
-    if delta > 0 {
-        update(|v| v.churn += delta);
-    }
+    update(|v| v.churn = (v.churn + delta).max(0));
     true
 }
 
@@ -94,12 +103,15 @@ pub fn freed(took: Duration) {
     update(|v| v.freeing += took);
 }
 
-/// After a build or an update that took `work`: ask the engine to collect garbage when it is
-/// due (see the module's documentation). Never call from a finalizer.
-pub fn after_build(env: &Env, work: Duration) {
+/// After a build or an update that took `work` and grew its (live) index by `built` bytes:
+/// ask the engine to collect garbage when it is due (see the module's documentation). Never
+/// call from a finalizer.
+pub fn after_build(env: &Env, work: Duration, built: i64) {
+    // A build frees its working buffers as it goes.
+    crate::trim::soon();
     update(|v| v.work += work);
     let v = LEDGER.with(Cell::get);
-    if v.churn < MIN_CHURN || v.work < v.cost * WORK_PER_COLLECTION {
+    if v.churn - built.max(0) < MIN_CHURN || v.work < v.cost * WORK_PER_COLLECTION {
         return;
     }
     let runtime = match v.runtime {
@@ -117,7 +129,6 @@ pub fn after_build(env: &Env, work: Duration) {
             }
         }
     }
-    give_back();
     let elapsed = started.elapsed();
     update(|now| {
         // Freeing the dropped indexes is owed whether or not a collection runs (dispose()
@@ -163,18 +174,3 @@ fn bun_gc(env: &Env) {
         let _ = gc.call(true);
     }
 }
-
-/// Hand the pages of the indexes just freed back to the system: glibc's allocator keeps freed
-/// memory in its arenas (and, once a large block was freed, serves large blocks from them too),
-/// so without this the process keeps the high-water mark of every build/drop burst.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn give_back() {
-    // SAFETY: malloc_trim only walks the allocator's own free lists; any thread may call it.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Other allocators return freed pages on their own terms.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn give_back() {}

@@ -33,19 +33,23 @@ impl ToolIndex {
         self.inner.as_mut().ok_or_else(disposed)
     }
 
-    /// Report the change in the index's native size to the engine's GC accounting.
-    fn account(&mut self, env: &Env) {
+    /// Report the change in the index's native size to the engine's GC accounting; returns
+    /// the change reported (0 if the engine refused it).
+    fn account(&mut self, env: &Env) -> i64 {
         let now = self.inner.as_ref().map_or(0, |e| e.heap_bytes()) as i64;
-        if memory::report(env, now - self.reported) {
+        let delta = now - self.reported;
+        if memory::report(env, delta) {
             self.reported = now;
+            return delta;
         }
+        0
     }
 
     /// [`Self::account`] after a build or update that began at `started`, then let the
     /// collection pace see the build.
     fn account_build(&mut self, env: &Env, started: Instant) {
-        self.account(env);
-        memory::after_build(env, started.elapsed());
+        let built = self.account(env);
+        memory::after_build(env, started.elapsed(), built);
     }
 }
 
