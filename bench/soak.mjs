@@ -150,15 +150,22 @@ if (!gcFn && !flag('--no-gc-ok')) {
   process.exit(2)
 }
 const tick = () => new Promise((r) => setImmediate(r))
-/** Full GC, let native finalizers run, GC again; then read RSS. */
+/** The addon hands freed pages back to the system 200 ms after the last build or free. */
+const TRIM_WAIT_MS = 300
+let settledMs = 0
+/** Full GC, let native finalizers run, GC again, wait out the addon's trim; then read RSS. The
+ * time spent here is kept out of the phases' times. */
 async function settle() {
+  const t0 = performance.now()
   if (gcFn) {
     gcFn()
     await tick()
     gcFn()
     await tick()
   }
+  await new Promise((r) => setTimeout(r, TRIM_WAIT_MS))
   const m = process.memoryUsage()
+  settledMs += performance.now() - t0
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external }
 }
 const mb = (b) => Math.round((b / 1048576) * 10) / 10
@@ -204,6 +211,7 @@ async function phase(label, n, step) {
   const samples = []
   const every = Math.max(1, Math.floor(n / SAMPLES))
   const t0 = performance.now()
+  const settledBefore = settledMs
   for (let i = 0; i < n; i++) {
     step(i)
     if (GC_EVERY > 0 && label.startsWith('build') && (i + 1) % GC_EVERY === 0) await settle()
@@ -212,7 +220,7 @@ async function phase(label, n, step) {
       samples.push({ i: i + 1, ...m })
     }
   }
-  const ms = performance.now() - t0
+  const ms = performance.now() - t0 - (settledMs - settledBefore)
   const base = samples.find((s) => s.i >= n * WARMUP) ?? samples[0]
   const last = samples[samples.length - 1]
   const after = samples.filter((s) => s.i >= base.i)

@@ -18,8 +18,8 @@
 //! and is never made to collect.
 //!
 //! Every build and update, and whatever frees an index's memory, also has the freed pages
-//! handed back to the system once such calls stop ([`crate::trim`]), so RSS follows what is
-//! live, not the last burst's peak.
+//! handed back to the system once such calls stop and enough was freed ([`crate::trim`]), so
+//! RSS follows what is live, not the last burst's peak.
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -89,7 +89,7 @@ pub fn report(env: &Env, delta: i64) -> bool {
         return true;
     }
     if delta < 0 {
-        crate::trim::soon();
+        crate::trim::soon(-delta);
     }
     if env.adjust_external_memory(delta).is_err() {
         return false;
@@ -107,8 +107,8 @@ pub fn freed(took: Duration) {
 /// ask the engine to collect garbage when it is due (see the module's documentation). Never
 /// call from a finalizer.
 pub fn after_build(env: &Env, work: Duration, built: i64) {
-    // A build frees its working buffers as it goes.
-    crate::trim::soon();
+    // A build frees its working buffers as it goes: about as much as it keeps.
+    crate::trim::soon(built);
     update(|v| v.work += work);
     let v = LEDGER.with(Cell::get);
     if v.churn - built.max(0) < MIN_CHURN || v.work < v.cost * WORK_PER_COLLECTION {

@@ -4,17 +4,27 @@
 //! serves large blocks from them too), so without a trim the process keeps the high-water mark
 //! of every build/free burst. A trim right after each free cost a loop that builds and frees
 //! indexes twice: the trim itself, then the page faults of the next build taking the same pages
-//! back. So [`soon`] asks one background thread to trim once no index has been freed for
-//! [`QUIET`]: a build/free loop reuses its pages from the free lists, and they go back to the
-//! system when the loop stops. Without that thread (it could not be started), [`soon`] trims at
-//! once.
+//! back. So [`soon`] asks one background thread to trim once no index has been built or freed
+//! for [`QUIET`] and at least [`MIN_FREED`] bytes were freed since the last trim: a build/free
+//! loop reuses its pages from the free lists, and they go back to the system when the loop
+//! stops. Small frees are left to the allocator: a trim also reorders its free lists, and a
+//! process that then serves searches from them was measured to settle a few MB higher. Without
+//! that thread (it could not be started), [`soon`] trims at once when enough was freed.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-/// How long the process must go without freeing an index before the freed pages go back.
+/// How long the process must go without building or freeing an index before the freed pages go
+/// back.
 pub const QUIET: Duration = Duration::from_millis(200);
+
+/// Bytes freed since the last trim below which no trim is made.
+pub const MIN_FREED: i64 = 4 << 20;
+
+/// Bytes freed (or estimated freed) since the last trim.
+static FREED: AtomicI64 = AtomicI64::new(0);
 
 /// The trimming thread's doorbell; `None` when the thread could not be started.
 static BELL: OnceLock<Option<Mutex<Sender<()>>>> = OnceLock::new();
@@ -34,7 +44,10 @@ fn bell() -> Option<&'static Mutex<Sender<()>>> {
                             Err(RecvTimeoutError::Disconnected) => return,
                         }
                     }
-                    give_back();
+                    if FREED.load(Ordering::Relaxed) >= MIN_FREED {
+                        FREED.store(0, Ordering::Relaxed);
+                        give_back();
+                    }
                 }
             })
             .ok()
@@ -43,10 +56,13 @@ fn bell() -> Option<&'static Mutex<Sender<()>>> {
     .as_ref()
 }
 
-/// Memory was freed: hand the free pages back to the system once freeing stops for [`QUIET`].
-pub fn soon() {
+/// About `bytes` were freed: hand the free pages back to the system once building and freeing
+/// stop for [`QUIET`], if [`MIN_FREED`] bytes were freed since the last trim.
+pub fn soon(bytes: i64) {
+    FREED.fetch_add(bytes.max(0), Ordering::Relaxed);
     let rung = bell().is_some_and(|b| b.lock().is_ok_and(|tx| tx.send(()).is_ok()));
-    if !rung {
+    if !rung && FREED.load(Ordering::Relaxed) >= MIN_FREED {
+        FREED.store(0, Ordering::Relaxed);
         give_back();
     }
 }
