@@ -7,9 +7,9 @@
 //! back. So [`soon`] asks one background thread to trim once no index has been built or freed
 //! for [`QUIET`] and at least [`MIN_FREED`] bytes were freed since the last trim: a build/free
 //! loop reuses its pages from the free lists, and they go back to the system when the loop
-//! stops. Small frees are left to the allocator: a trim also reorders its free lists, and a
-//! process that then serves searches from them was measured to settle a few MB higher. Without
-//! that thread (it could not be started), [`soon`] trims at once when enough was freed.
+//! stops. Small frees are left to the allocator to reuse: a trim walks every arena, and a few
+//! hundred KB are not worth it. Without that thread (it could not be started), [`soon`] trims at
+//! once when enough was freed.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
