@@ -11,9 +11,9 @@
 //! hundred KB are not worth it. Without that thread (it could not be started), [`soon`] trims at
 //! once when enough was freed.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::thread::Thread;
 use std::time::Duration;
 
 /// How long the process must go without building or freeing an index before the freed pages go
@@ -26,44 +26,63 @@ pub const MIN_FREED: i64 = 4 << 20;
 /// Bytes freed (or estimated freed) since the last trim.
 static FREED: AtomicI64 = AtomicI64::new(0);
 
-/// The trimming thread's doorbell; `None` when the thread could not be started.
-static BELL: OnceLock<Option<Mutex<Sender<()>>>> = OnceLock::new();
+/// Builds and frees so far: the thread trims once a [`QUIET`] span leaves it unchanged.
+static ACTIVITY: AtomicU64 = AtomicU64::new(0);
 
-fn bell() -> Option<&'static Mutex<Sender<()>>> {
-    BELL.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("tool-index-trim".into())
-            .spawn(move || {
-                // Wait for a first ring, then until the rings stop for QUIET; trim; repeat.
-                while rx.recv().is_ok() {
+/// Whether the thread is waiting out a quiet span (calls then only count; they do not wake it).
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// The trimming thread; `None` when it could not be started.
+static TRIMMER: OnceLock<Option<Thread>> = OnceLock::new();
+
+fn trimmer() -> Option<&'static Thread> {
+    TRIMMER
+        .get_or_init(|| {
+            std::thread::Builder::new()
+                .name("tool-index-trim".into())
+                .spawn(|| loop {
+                    std::thread::park();
+                    if !ARMED.load(Ordering::SeqCst) {
+                        continue; // a spurious wake-up
+                    }
                     loop {
-                        match rx.recv_timeout(QUIET) {
-                            Ok(()) => continue,
-                            Err(RecvTimeoutError::Timeout) => break,
-                            Err(RecvTimeoutError::Disconnected) => return,
+                        let seen = ACTIVITY.load(Ordering::SeqCst);
+                        std::thread::sleep(QUIET);
+                        if ACTIVITY.load(Ordering::SeqCst) == seen {
+                            break;
                         }
                     }
-                    if FREED.load(Ordering::Relaxed) >= MIN_FREED {
-                        FREED.store(0, Ordering::Relaxed);
-                        give_back();
-                    }
-                }
-            })
-            .ok()
-            .map(|_| Mutex::new(tx))
-    })
-    .as_ref()
+                    // Disarm before looking at what was freed: a call from now on arms again.
+                    ARMED.store(false, Ordering::SeqCst);
+                    trim_if_due();
+                })
+                .ok()
+                .map(|handle| handle.thread().clone())
+        })
+        .as_ref()
+}
+
+fn trim_if_due() {
+    if FREED.load(Ordering::SeqCst) >= MIN_FREED {
+        FREED.store(0, Ordering::SeqCst);
+        give_back();
+    }
 }
 
 /// About `bytes` were freed: hand the free pages back to the system once building and freeing
-/// stop for [`QUIET`], if [`MIN_FREED`] bytes were freed since the last trim.
+/// stop for [`QUIET`], if [`MIN_FREED`] bytes were freed since the last trim. Only the first call
+/// of a burst wakes the thread.
 pub fn soon(bytes: i64) {
-    FREED.fetch_add(bytes.max(0), Ordering::Relaxed);
-    let rung = bell().is_some_and(|b| b.lock().is_ok_and(|tx| tx.send(()).is_ok()));
-    if !rung && FREED.load(Ordering::Relaxed) >= MIN_FREED {
-        FREED.store(0, Ordering::Relaxed);
-        give_back();
+    FREED.fetch_add(bytes.max(0), Ordering::SeqCst);
+    ACTIVITY.fetch_add(1, Ordering::SeqCst);
+    if !ARMED.swap(true, Ordering::SeqCst) {
+        match trimmer() {
+            Some(thread) => thread.unpark(),
+            None => {
+                ARMED.store(false, Ordering::SeqCst);
+                trim_if_due();
+            }
+        }
     }
 }
 
