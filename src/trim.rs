@@ -63,9 +63,13 @@ fn trimmer() -> Option<&'static Thread> {
 }
 
 fn trim_if_due() {
-    if FREED.load(Ordering::SeqCst) >= MIN_FREED {
-        FREED.store(0, Ordering::SeqCst);
+    // Take the count whole, so frees counted meanwhile are never lost; put back what is too
+    // little to trim for.
+    let freed = FREED.swap(0, Ordering::SeqCst);
+    if freed >= MIN_FREED {
         give_back();
+    } else {
+        FREED.fetch_add(freed, Ordering::SeqCst);
     }
 }
 

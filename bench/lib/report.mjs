@@ -153,9 +153,8 @@ export function printReport(res) {
   chk('RSS growth @100k ≤ 1/5 of the reference', f100.rssShare, f100.rssShare <= 0.2, `${share(f100.rssShare)} the reference's`)
   const incR = inc?.engines.native ? inc.engines.native.rebuild / inc.engines.native.add : undefined
   chk('+20-tool server @10k ≥ 50× faster than a rebuild', incR, incR >= 50, ratio(incR))
-  line(`\nissue #12 targets (informational):`)
+  line(`\nissue #12 targets (informational; its query-vs-JS target is the one above):`)
   chk('query @10k ≥ 5,000× faster than reference', f10.queryVsRef, f10.queryVsRef >= 5000, ratio(f10.queryVsRef))
-  chk('query @10k ≥ 10× faster than the fastest JS engine', f10.queryVsJs, f10.queryVsJs >= 10, `${ratio(f10.queryVsJs)} (${f10.fastestJs})`)
   chk('build @10k from entries ≥ 10× faster than reference', f10.buildVsRef, f10.buildVsRef >= 10, ratio(f10.buildVsRef))
 
   printMarkdown(res, figs)

@@ -98,6 +98,14 @@ export function setsFromArgv(argv, fallback) {
 }
 
 /** `--set` values: exact set ids, a corpus name (`etom`, `metatool`) or a prefix ending in `*`. */
+/** Names for groups of the sets outside the default run. */
+const SET_GROUPS = {
+  zh: ZH_SET_IDS,
+  'zh-unseen': ZH_UNSEEN_SET_IDS,
+  'zh-unseen-alt': ZH_ALT_SET_IDS,
+  unseen: UNSEEN_SET_IDS,
+}
+
 export function selectSets(filters) {
   if (!filters || filters.length === 0) return SET_IDS.slice()
   const out = new Set()
@@ -105,18 +113,11 @@ export function selectSets(filters) {
     const v = f.trim().toLowerCase()
     if (!v) continue
     const hits =
-      v === 'zh'
-        ? ZH_SET_IDS
-        : v === 'zh-unseen'
-          ? ZH_UNSEEN_SET_IDS
-          : v === 'zh-unseen-alt'
-            ? ZH_ALT_SET_IDS
-            : v === 'unseen'
-            ? UNSEEN_SET_IDS
-            : [...SET_IDS, ...EXTRA_SET_IDS].filter((id) =>
-              v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
-            )
-    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...EXTRA_SET_IDS].join(', ')} (or etom, metatool, zh, zh-unseen, zh-unseen-alt, unseen, prefix*)`)
+      SET_GROUPS[v] ??
+      [...SET_IDS, ...EXTRA_SET_IDS].filter((id) =>
+        v.endsWith('*') ? id.startsWith(v.slice(0, -1)) : id === v || (SET_IDS.includes(id) && SET_INFO.find((s) => s.id === id).corpus === v),
+      )
+    if (hits.length === 0) throw new Error(`unknown set ${JSON.stringify(f)}; sets: ${[...SET_IDS, ...EXTRA_SET_IDS].join(', ')} (or etom, metatool, ${Object.keys(SET_GROUPS).join(', ')}, prefix*)`)
     hits.forEach((h) => out.add(h))
   }
   return [...SET_IDS, ...EXTRA_SET_IDS].filter((id) => out.has(id))
