@@ -126,6 +126,16 @@ function refEntries(entries: ToolEntryInput[]): ref.IndexInputEntry[] {
   return entries.map((e) => ({ name: e.name, description: e.description ?? '', searchHint: e.searchHint ?? undefined, isMcp: e.isMcp }))
 }
 
+/**
+ * Whether some tool's reference score for `q` lies within 1e-9 of the display threshold (0.1).
+ * There the last bit of the runtime's `Math.log` decides which side it falls on: V8 and
+ * JavaScriptCore differ by an ulp (a seeded case scored 0.09999999999999998 under Node and
+ * 0.10000000000000002 under Bun, as in Rust), so the reference's own answer depends on the runtime.
+ */
+function onThreshold(q: string, reference: ReturnType<typeof ref.buildToolIndexFromEntries>): boolean {
+  return ref.searchTools(q, reference, reference.length, 0).some((h) => Math.abs(h.score - 0.1) < 1e-9)
+}
+
 function sameRanked(got: { name: string; score: number }[], want: { name: string; score: number }[], what: string): void {
   const g = got.map((r) => r.name)
   const w = want.map((r) => r.name)
@@ -157,6 +167,7 @@ describe('differential: compat vs the TypeScript reference', () => {
         const native = ToolIndex.fromEntries(entries)
         const reference = ref.buildToolIndexFromEntries(refEntries(entries))
         for (const q of queries) {
+          if (onThreshold(q, reference)) continue
           sameRanked(searchTools(q, native, limit), ref.searchTools(q, reference, limit), `searchTools(${JSON.stringify(q)}, ${limit})`)
         }
       }),
@@ -186,6 +197,7 @@ describe('differential: compat vs the TypeScript reference', () => {
         const tools = refEntries(entries)
         const reference = ref.buildToolIndexFromEntries(tools)
         for (const q of queries) {
+          if (onThreshold(q, reference)) continue
           sameRanked(native.rankToolSearch(q, limit), ref.hybridSearch(q, tools, reference, limit), `rank(${JSON.stringify(q)}, ${limit})`)
         }
       }),
