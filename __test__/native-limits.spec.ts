@@ -66,6 +66,57 @@ describe('native: array lengths are capped before anything is read', () => {
   })
 })
 
+describe('native: a large build reads its entries while earlier chunks are analysed', () => {
+  // 5,000 entries: the binding reads them in chunks of 1,024 and the index analyses and links
+  // each chunk while the next is read. Errors must still come as from a build of the whole
+  // array: a bad entry anywhere wins over repeated names, and nothing after it is read.
+  const MANY = `const many = (n) => Array.from({ length: n }, (_, i) => ({ name: 't' + i, description: 'word' + (i % 37) + ' file ' + i }))`
+  const cases: Record<string, [string, unknown]> = {
+    'same results as the unstreamed build': [
+      `${MANY}; const a = many(5000); const s = new n.ToolIndex(a), u = new n.ToolIndex(a, { parallelThreshold: 1e9 });
+       return ['word3 file', 'file 4999', 'word36', 't4321'].every((q) => JSON.stringify(s.search(q, 20, 0)) === JSON.stringify(u.search(q, 20, 0))) && s.length`,
+      5000,
+    ],
+    'repeated names across chunks, in order': [
+      `${MANY}; const a = many(5000); a[5].name = 't4000'; a[4001].name = 't7'; a[4999].name = 't7';
+       try { new n.ToolIndex(a) } catch (e) { return [e.code, e.message.split('repeated: ')[1]] }`,
+      ['E_DUPLICATE_NAME', 't4000, t7, t7'],
+    ],
+    'a bad entry late wins over repeats early': [
+      `${MANY}; const a = many(5000); a[1].name = 't0'; a[4500] = { name: 42 };
+       try { new n.ToolIndex(a) } catch (e) { return [e.code, e.message.startsWith('array element 4500')] }`,
+      ['E_INVALID_ARG', true],
+    ],
+    'nothing is read after a throwing getter': [
+      `${MANY}; const a = many(5000); let after = 0;
+       Object.defineProperty(a[3000], 'description', { get() { throw new Error('boom') } });
+       Object.defineProperty(a[4000], 'name', { get() { after++; return 'x' } });
+       return [codeOf(() => new n.ToolIndex(a)), after]`,
+      ['E_INVALID_ARG', 0],
+    ],
+    'an array emptied by a getter mid-build': [
+      `${MANY}; const a = many(5000);
+       Object.defineProperty(a[2500], 'name', { get() { a.length = 0; return 'cut' } });
+       return codeOf(() => new n.ToolIndex(a))`,
+      'E_INVALID_ARG',
+    ],
+    'bad options come before a bad entry': [
+      `${MANY}; const a = many(5000); a[4500] = null; return codeOf(() => new n.ToolIndex(a, { scoring: 'x' }))`,
+      'E_INVALID_SCORING',
+    ],
+    'a bad entry comes before a bad threshold': [
+      `${MANY}; const a = many(5000); a[4500] = null; return codeOf(() => new n.ToolIndex(a, { minScore: NaN }))`,
+      'E_INVALID_ARG',
+    ],
+  }
+  for (const [name, [body, want]] of Object.entries(cases)) {
+    test(name, () => {
+      const r = child(body)
+      expect({ exit: r.code, out: r.out, stderr: r.stderr }).toEqual({ exit: 0, out: want, stderr: '' })
+    })
+  }
+})
+
 describe('native: dispose', () => {
   test('frees the index; later calls throw E_DISPOSED; dispose twice is a no-op', () => {
     const r = child(`

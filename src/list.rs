@@ -48,49 +48,99 @@ impl<T: FromNapiValue> FromNapiValue for List<T> {
 unsafe fn read_array<T>(
     env: sys::napi_env,
     value: sys::napi_value,
-    mut item: impl FnMut(sys::napi_value) -> Result<T>,
+    item: impl FnMut(sys::napi_value) -> Result<T>,
 ) -> Result<List<T>> {
-    // SAFETY: forwarded from the caller (a live env and a value of this call).
-    let arr = unsafe { Array::from_napi_value(env, value)? };
-    let len = match engine::check_list_len(u64::from(arr.len()), "array") {
-        Ok(n) => n,
-        Err(e) => return Ok(List(Err(e))),
-    };
-    // Grow with the elements actually read, never reserve from `length` alone.
-    let mut out = Vec::with_capacity(len.min(1024));
-    for i in 0..arr.len() {
-        let mut element = std::ptr::null_mut();
-        // SAFETY: a live env, the array of this call and an index below its length.
-        let got = unsafe { sys::napi_get_element(env, value, i, &mut element) };
-        let converted = if got == sys::Status::napi_ok {
-            item(element)
-        } else {
-            Err(Error::from_status(Status::from(got)))
-        };
-        match converted {
-            Ok(v) => out.push(v),
-            Err(e) => {
-                // A conversion that ran into a JavaScript exception (a getter that
-                // throws, a hole read as `undefined`) leaves it pending: take it, so the
-                // coded error is the one the caller sees.
-                let mut pending = false;
-                // SAFETY: a live env of this call; the exception value is dropped.
-                unsafe {
-                    if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
-                        && pending
-                    {
-                        let mut ex = std::ptr::null_mut();
-                        sys::napi_get_and_clear_last_exception(env, &mut ex);
+    // SAFETY: forwarded from the caller.
+    let reader = unsafe { ArrayReader::new(env, value)? };
+    Ok(List(reader.and_then(|mut r| r.read(usize::MAX, item))))
+}
+
+/// A JavaScript array of the current call, read element by element, perhaps in parts. Made
+/// only from a call's own arguments and used up within that call (raw handles keep it on
+/// the JavaScript thread).
+struct ArrayReader {
+    env: sys::napi_env,
+    value: sys::napi_value,
+    len: u32,
+    next: u32,
+}
+
+impl ArrayReader {
+    /// A reader of `value`, or the `E_TOO_LARGE` error of an array whose `length` is over
+    /// [`engine::MAX_LIST_LEN`] (checked before anything is read or allocated).
+    ///
+    /// # Safety
+    /// `env` and `value` must be a live env and a value of the current call, and the reader
+    /// must be used up within that call.
+    unsafe fn new(
+        env: sys::napi_env,
+        value: sys::napi_value,
+    ) -> Result<std::result::Result<Self, core::IndexError>> {
+        // SAFETY: forwarded from the caller (a live env and a value of this call).
+        let arr = unsafe { Array::from_napi_value(env, value)? };
+        Ok(
+            engine::check_list_len(u64::from(arr.len()), "array").map(|_| Self {
+                env,
+                value,
+                len: arr.len(),
+                next: 0,
+            }),
+        )
+    }
+
+    fn done(&self) -> bool {
+        self.next >= self.len
+    }
+
+    /// The next `n` elements (fewer at the end), each converted by `item`; the first element
+    /// that fails is an `E_INVALID_ARG` error naming its index.
+    fn read<T>(
+        &mut self,
+        n: usize,
+        mut item: impl FnMut(sys::napi_value) -> Result<T>,
+    ) -> std::result::Result<Vec<T>, core::IndexError> {
+        let (env, value) = (self.env, self.value);
+        let end = self
+            .len
+            .min(self.next.saturating_add(n.try_into().unwrap_or(u32::MAX)));
+        // Grow with the elements actually read, never reserve from `length` alone.
+        let mut out = Vec::with_capacity(((end - self.next) as usize).min(1024));
+        for i in self.next..end {
+            let mut element = std::ptr::null_mut();
+            // SAFETY: a live env, the array of this call and an index below its length.
+            let got = unsafe { sys::napi_get_element(env, value, i, &mut element) };
+            let converted = if got == sys::Status::napi_ok {
+                item(element)
+            } else {
+                Err(Error::from_status(Status::from(got)))
+            };
+            match converted {
+                Ok(v) => out.push(v),
+                Err(e) => {
+                    // A conversion that ran into a JavaScript exception (a getter that
+                    // throws, a hole read as `undefined`) leaves it pending: take it, so the
+                    // coded error is the one the caller sees.
+                    let mut pending = false;
+                    // SAFETY: a live env of this call; the exception value is dropped.
+                    unsafe {
+                        if sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
+                            && pending
+                        {
+                            let mut ex = std::ptr::null_mut();
+                            sys::napi_get_and_clear_last_exception(env, &mut ex);
+                        }
                     }
+                    self.next = self.len;
+                    return Err(core::IndexError::new(
+                        ErrorCode::InvalidArg,
+                        format!("array element {i}: {}", e.reason),
+                    ));
                 }
-                return Ok(List(Err(core::IndexError::new(
-                    ErrorCode::InvalidArg,
-                    format!("array element {i}: {}", e.reason),
-                ))));
             }
         }
+        self.next = end;
+        Ok(out)
     }
-    Ok(List(Ok(out)))
 }
 
 impl<T: FromNapiValue> ValidateNapiValue for List<T> {}
@@ -122,10 +172,27 @@ impl From<ToolEntry> for core::ToolDoc {
     }
 }
 
+/// The six property keys of a tool entry, in [`ToolEntry`]'s field order.
+const KEYS: [&str; 6] = [
+    "name",
+    "description",
+    "searchHint",
+    "isMcp",
+    "server",
+    "schemaText",
+];
+
 /// An array of [`ToolEntry`] read straight into core documents: the six property keys are
 /// created once per array, not once per element and field, and each element is checked to be
-/// an object.
-pub struct Entries(List<core::ToolDoc>);
+/// an object. The array is checked when the call's arguments are converted; its elements are
+/// read when the function body asks for them, all at once ([`Entries::take`]) or in chunks
+/// while the index builds the ones before ([`Entries::chunks`]).
+pub struct Entries(std::result::Result<EntryReader, core::IndexError>);
+
+struct EntryReader {
+    array: ArrayReader,
+    keys: [sys::napi_value; 6],
+}
 
 impl TypeName for Entries {
     fn type_name() -> &'static str {
@@ -140,14 +207,6 @@ impl ValidateNapiValue for Entries {}
 
 impl FromNapiValue for Entries {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        const KEYS: [&str; 6] = [
-            "name",
-            "description",
-            "searchHint",
-            "isMcp",
-            "server",
-            "schemaText",
-        ];
         let mut keys = [std::ptr::null_mut(); 6];
         for (k, name) in keys.iter_mut().zip(KEYS) {
             // SAFETY: a live env of this call; the key is a valid UTF-8 slice.
@@ -155,52 +214,96 @@ impl FromNapiValue for Entries {
                 sys::napi_create_string_utf8(env, name.as_ptr().cast(), name.len() as isize, k)
             })?;
         }
-        let field = |obj: sys::napi_value, k: usize| -> Result<sys::napi_value> {
-            let mut v = std::ptr::null_mut();
-            // SAFETY: a live env, an object of this call and a key created above.
-            check_status!(
-                unsafe { sys::napi_get_property(env, obj, keys[k], &mut v) },
-                "Failed to get property `{}`",
-                KEYS[k]
-            )?;
-            Ok(v)
-        };
-        // SAFETY: forwarded from the caller; every value read is of this call.
-        let list = unsafe {
-            read_array(env, value, |obj| {
-                let mut ty = 0;
-                check_status!(sys::napi_typeof(env, obj, &mut ty))?;
-                if ty != sys::ValueType::napi_object {
-                    return Err(Error::new(
-                        Status::ObjectExpected,
-                        "a tool entry must be an object",
-                    ));
-                }
-                let name = field(obj, 0)?;
-                let name = String::from_napi_value(env, name)
-                    .map_err(|e| Error::new(e.status, format!("`name`: {}", e.reason)))?;
-                let text = |k: usize| -> Result<Option<String>> {
-                    Option::<String>::from_napi_value(env, field(obj, k)?)
-                        .map_err(|e| Error::new(e.status, format!("`{}`: {}", KEYS[k], e.reason)))
-                };
-                let description = text(1)?;
-                let search_hint = text(2)?;
-                let is_mcp = Option::<bool>::from_napi_value(env, field(obj, 3)?)
-                    .map_err(|e| Error::new(e.status, format!("`isMcp`: {}", e.reason)))?;
-                Ok(core::ToolDoc::from(ToolEntry {
-                    name,
-                    description,
-                    search_hint,
-                    is_mcp,
-                    server: text(4)?,
-                    schema_text: text(5)?,
-                }))
-            })?
-        };
-        Ok(Entries(list))
+        // SAFETY: forwarded from the caller; the reader is used up in this call's body.
+        let array = unsafe { ArrayReader::new(env, value)? };
+        Ok(Entries(array.map(|array| EntryReader { array, keys })))
     }
 }
 
-pub(crate) fn docs(tools: Entries) -> Result<Vec<core::ToolDoc>, ErrorCode> {
-    tools.0.take()
+impl EntryReader {
+    /// The next `n` entries (fewer at the end).
+    fn read(&mut self, n: usize) -> std::result::Result<Vec<core::ToolDoc>, core::IndexError> {
+        let (env, keys) = (self.array.env, self.keys);
+        // SAFETY: the reader's env and keys are of the current call (see `ArrayReader`).
+        self.array
+            .read(n, |obj| unsafe { read_entry(env, &keys, obj) })
+    }
+}
+
+/// One tool entry.
+///
+/// # Safety
+/// `env`, `keys` and `obj` must be of the current call.
+unsafe fn read_entry(
+    env: sys::napi_env,
+    keys: &[sys::napi_value; 6],
+    obj: sys::napi_value,
+) -> Result<core::ToolDoc> {
+    let field = |k: usize| -> Result<sys::napi_value> {
+        let mut v = std::ptr::null_mut();
+        // SAFETY: a live env, an object of this call and a key created for it.
+        check_status!(
+            unsafe { sys::napi_get_property(env, obj, keys[k], &mut v) },
+            "Failed to get property `{}`",
+            KEYS[k]
+        )?;
+        Ok(v)
+    };
+    let mut ty = 0;
+    // SAFETY: a live env and a value of this call.
+    check_status!(unsafe { sys::napi_typeof(env, obj, &mut ty) })?;
+    if ty != sys::ValueType::napi_object {
+        return Err(Error::new(
+            Status::ObjectExpected,
+            "a tool entry must be an object",
+        ));
+    }
+    // SAFETY (each conversion): a live env and a value of this call.
+    let name = unsafe { String::from_napi_value(env, field(0)?) }
+        .map_err(|e| Error::new(e.status, format!("`name`: {}", e.reason)))?;
+    let text = |k: usize| -> Result<Option<String>> {
+        unsafe { Option::<String>::from_napi_value(env, field(k)?) }
+            .map_err(|e| Error::new(e.status, format!("`{}`: {}", KEYS[k], e.reason)))
+    };
+    let description = text(1)?;
+    let search_hint = text(2)?;
+    let is_mcp = unsafe { Option::<bool>::from_napi_value(env, field(3)?) }
+        .map_err(|e| Error::new(e.status, format!("`isMcp`: {}", e.reason)))?;
+    Ok(core::ToolDoc::from(ToolEntry {
+        name,
+        description,
+        search_hint,
+        is_mcp,
+        server: text(4)?,
+        schema_text: text(5)?,
+    }))
+}
+
+impl Entries {
+    /// The array's `length` (0 when it is too long to read).
+    pub(crate) fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |r| r.array.len as usize)
+    }
+
+    /// Every entry, or the first that could not be read (coded).
+    pub(crate) fn take(self) -> Result<Vec<core::ToolDoc>, ErrorCode> {
+        self.0.and_then(|mut r| r.read(usize::MAX)).map_err(coded)
+    }
+
+    /// The entries in chunks of [`core::index::BUILD_CHUNK`], each read when the iterator is
+    /// advanced; an entry that cannot be read is the last item.
+    pub(crate) fn chunks(self) -> impl Iterator<Item = core::index::ToolChunk> {
+        let mut state = Some(self.0);
+        std::iter::from_fn(move || match state.take()? {
+            Err(e) => Some(Err(e)),
+            Ok(mut r) if !r.array.done() => {
+                let chunk = r.read(core::index::BUILD_CHUNK);
+                if chunk.is_ok() {
+                    state = Some(Ok(r));
+                }
+                Some(chunk)
+            }
+            Ok(_) => None,
+        })
+    }
 }

@@ -9,7 +9,7 @@ use tool_index_core::engine::{self, Engine};
 use tool_index_core::ErrorCode;
 
 use crate::error::coded;
-use crate::list::{docs, Entries, List};
+use crate::list::{Entries, List};
 use crate::memory;
 use crate::options::{IndexOptions, RankOptions, Scoring};
 use crate::results::{EntryTerms, Explanation, KeywordRanking, RankedResult, SearchHit};
@@ -84,7 +84,10 @@ impl ToolIndex {
             Some(o) => o.try_into()?,
             None => engine::EngineOptions::default(),
         };
-        let engine = Engine::build(docs(tools)?, options).map_err(coded)?;
+        // The entries are read here, after the options (whose getters therefore run first),
+        // in chunks that the index analyses while the next are read.
+        let expected = tools.len();
+        let engine = Engine::build_streamed(tools.chunks(), expected, options).map_err(coded)?;
         let mut index = Self {
             inner: Some(engine),
             reported: 0,
@@ -218,7 +221,7 @@ impl ToolIndex {
         #[napi(ts_arg_type = "Array<ToolEntry>")] tools: Entries,
     ) -> Result<Vec<u32>, ErrorCode> {
         let started = Instant::now();
-        let docs = docs(tools)?;
+        let docs = tools.take()?;
         let ids = self.engine_mut()?.upsert(docs).map_err(coded)?;
         self.account_build(&env, started);
         Ok(ids)

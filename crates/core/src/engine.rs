@@ -9,7 +9,7 @@ use std::str::FromStr;
 use crate::enhanced::{self, EnhancedIndex, Params};
 use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
 use crate::hybrid::{self, MergeWeights};
-use crate::index::{Hit, IndexOptions, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
+use crate::index::{Hit, IndexOptions, ToolChunk, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
 use crate::keyword;
 
 /// The most elements the binding reads from one JavaScript array (tools, names, flags):
@@ -261,21 +261,28 @@ fn opt_finite(v: Option<f64>, default: f64, what: &str) -> Result<f64, IndexErro
     v.map_or(Ok(default), |m| finite(m, what))
 }
 
+/// Validated options: the scoring, the enhanced parameters, the display threshold and the
+/// build options.
+fn checked(options: &EngineOptions) -> Result<(Scoring, Params, f64, IndexOptions), IndexError> {
+    let params = match &options.tuning {
+        Some(t) => t.params()?,
+        None => Params::default(),
+    };
+    let scoring = options.scoring.unwrap_or_default();
+    let min_score = opt_finite(options.min_score, DEFAULT_MIN_SCORE, "minScore")?;
+    let mut opts = IndexOptions::default();
+    if let Some(p) = options.parallel_threshold {
+        opts.parallel_threshold = p as usize;
+    }
+    Ok((scoring, params, min_score, opts))
+}
+
 impl Engine {
     /// Build from tools in order with validated options. Errors: duplicate names
     /// ([`ErrorCode::DuplicateName`]), an unknown scoring ([`ErrorCode::InvalidScoring`]),
     /// a non-finite threshold or bad tuning ([`ErrorCode::InvalidNumber`]).
     pub fn build(docs: Vec<ToolDoc>, options: EngineOptions) -> Result<Self, IndexError> {
-        let params = match &options.tuning {
-            Some(t) => t.params()?,
-            None => Params::default(),
-        };
-        let scoring = options.scoring.unwrap_or_default();
-        let min_score = opt_finite(options.min_score, DEFAULT_MIN_SCORE, "minScore")?;
-        let mut opts = IndexOptions::default();
-        if let Some(p) = options.parallel_threshold {
-            opts.parallel_threshold = p as usize;
-        }
+        let (scoring, params, min_score, opts) = checked(&options)?;
         let kind = match scoring {
             Scoring::Compat => Kind::Compat(Box::new(ToolIndex::build(docs, opts)?)),
             Scoring::Enhanced => Kind::Enhanced(Box::new(EnhancedIndex::build(
@@ -285,6 +292,31 @@ impl Engine {
             )?)),
         };
         Ok(Self { kind, min_score })
+    }
+
+    /// [`Engine::build`] of tools that arrive in chunks as the caller reads them: a compat
+    /// index analyses and links each chunk while the next is read
+    /// ([`ToolIndex::build_streamed`]; `expected` is the number of tools the caller
+    /// expects). Errors come in the order of a build of all the tools
+    /// after they were read: a chunk that is an error (nothing more is read), then the
+    /// options', then repeated names.
+    pub fn build_streamed(
+        chunks: impl IntoIterator<Item = ToolChunk>,
+        expected: usize,
+        options: EngineOptions,
+    ) -> Result<Self, IndexError> {
+        if let Ok((Scoring::Compat, _, min_score, opts)) = checked(&options) {
+            let index = ToolIndex::build_streamed(chunks, expected, opts)?;
+            return Ok(Self {
+                kind: Kind::Compat(Box::new(index)),
+                min_score,
+            });
+        }
+        let mut docs = Vec::with_capacity(expected.min(1 << 16));
+        for chunk in chunks {
+            docs.extend(chunk?);
+        }
+        Self::build(docs, options)
     }
 
     pub fn scoring(&self) -> Scoring {

@@ -11,7 +11,8 @@
 //! and adding a tool appends it — exactly the order a fresh build of the same list has.
 
 use std::cell::{OnceCell, RefCell};
-use std::sync::Mutex;
+use std::convert::Infallible;
+use std::sync::mpsc::{sync_channel, Receiver};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,7 +24,9 @@ use crate::error::IndexError;
 use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
-use crate::store::{self, check_unique, Named, Scorer, SlotDoc, SlotStore};
+use crate::store::{
+    self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore, MAX_NAMED_DUPLICATES,
+};
 use crate::text::{is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -33,8 +36,17 @@ pub const COMPAT_WEIGHTS: [f64; 3] = [3.0, 2.5, 1.0];
 pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
-/// Builds of at least twice this many tools link one chunk while the next is analysed.
-const LINK_CHUNK: usize = 1024;
+/// Large builds go in chunks of this many tools: builds of at least two chunks analyse each
+/// chunk on the rayon pool while a linking thread links the chunks before it, in order. A
+/// caller that reads tools as it builds ([`ToolIndex::build_streamed`]) hands them over in
+/// chunks of this size.
+pub const BUILD_CHUNK: usize = 1024;
+/// How many analysed chunks may wait for the linking thread before the reader waits.
+const CHUNKS_AHEAD: usize = 2;
+
+/// A chunk of tools as a caller reads them; an error (a tool that could not be read) ends
+/// the build.
+pub type ToolChunk = Result<Vec<ToolDoc>, IndexError>;
 
 /// A tool as the index takes it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,9 +100,11 @@ pub struct Doc {
     pub name: String,
     pub parsed: ParsedName,
     pub is_mcp: bool,
-    /// Lowercased searchHint ("" when absent) and description, for the keyword scorer.
-    pub hint_lower: Box<str>,
-    pub desc_lower: Box<str>,
+    /// Lowercased searchHint ("" when absent) and description, for the keyword scorer. Kept
+    /// as read (not shrunk to fit: a build thread that reallocated them would contend for the
+    /// allocator with the thread that read them).
+    pub hint_lower: String,
+    pub desc_lower: String,
     pub has_hint: bool,
     /// `(term id, weighted tf)` in first-seen order (name → hint → description).
     terms: Vec<(u32, f64)>,
@@ -186,10 +200,13 @@ fn analyze_all(tools: Vec<ToolDoc>) -> Vec<Analyzed> {
     tools.into_par_iter().map(analyze).collect()
 }
 
-/// Up to `n` more tools from a shared source.
-fn next_chunk(source: &Mutex<std::vec::IntoIter<ToolDoc>>, n: usize) -> Vec<ToolDoc> {
-    let mut tools = source.lock().unwrap_or_else(|e| e.into_inner());
-    tools.by_ref().take(n).collect()
+/// Tools in chunks of [`BUILD_CHUNK`], in order.
+fn chunks_of(tools: Vec<ToolDoc>) -> impl Iterator<Item = Vec<ToolDoc>> {
+    let mut tools = tools.into_iter();
+    std::iter::from_fn(move || {
+        let chunk: Vec<ToolDoc> = tools.by_ref().take(BUILD_CHUNK).collect();
+        (!chunk.is_empty()).then_some(chunk)
+    })
 }
 
 /// The tool index.
@@ -247,6 +264,39 @@ impl ToolIndex {
         Ok(index)
     }
 
+    /// Build from tools that arrive in chunks, in order, as the caller reads them (the
+    /// binding reads JavaScript entries this way, in chunks of [`BUILD_CHUNK`]). When the
+    /// caller expects (`expected`, a hint: its array's length) a large build, each chunk is
+    /// analysed on the rayon pool as soon as it arrives and linked on a linking thread, so
+    /// reading, analysis and linking overlap. The index equals [`ToolIndex::build`] of all
+    /// the tools, and so do the errors: a chunk that is an error ends the build with it
+    /// (nothing more is read), and repeated names ([`crate::ErrorCode::DuplicateName`], the
+    /// same names in the same order) are reported only once every chunk has been read.
+    pub fn build_streamed(
+        chunks: impl IntoIterator<Item = ToolChunk>,
+        expected: usize,
+        opts: IndexOptions,
+    ) -> Result<Self, IndexError> {
+        let chunks = chunks.into_iter();
+        if expected < (BUILD_CHUNK * 2).max(opts.parallel_threshold)
+            || rayon::current_thread_index().is_some()
+        {
+            // Small, or on a pool thread (see `insert_batch`): read everything first.
+            let mut tools = Vec::with_capacity(expected.min(BUILD_CHUNK * 2));
+            for chunk in chunks {
+                tools.extend(chunk?);
+            }
+            return Self::build(tools, opts);
+        }
+        let mut index = Self::new(opts);
+        let repeated = index.link_streamed(chunks, true)?;
+        if !repeated.is_empty() {
+            return Err(duplicate_names(&repeated));
+        }
+        index.refresh();
+        Ok(index)
+    }
+
     /// Add tools, replacing (in place, keeping their position) any with the same name.
     /// Results afterwards equal those of a fresh build of the resulting list.
     /// Returns the slot of each given tool, in input order.
@@ -267,8 +317,8 @@ impl ToolIndex {
         self.store.heap_bytes(|d| {
             d.name.capacity()
                 + d.parsed.heap_bytes()
-                + d.hint_lower.len()
-                + d.desc_lower.len()
+                + d.hint_lower.capacity()
+                + d.desc_lower.capacity()
                 + d.terms.capacity() * size_of::<(u32, f64)>()
         }) + (self.idf.capacity() + self.norms.capacity()) * 8
             + self.names.heap_bytes()
@@ -329,8 +379,8 @@ impl ToolIndex {
                 name: a.name,
                 parsed: a.parsed,
                 is_mcp,
-                hint_lower: a.hint_lower.into_boxed_str(),
-                desc_lower: a.desc_lower.into_boxed_str(),
+                hint_lower: a.hint_lower,
+                desc_lower: a.desc_lower,
                 has_hint,
                 terms,
                 norm: 0.0,
@@ -347,6 +397,79 @@ impl ToolIndex {
             let slot = self.store.push_slot();
             self.link(slot, a);
         }
+    }
+
+    /// [`Self::link_all`], but with `check` a tool whose name the index already holds is
+    /// not linked: its name goes to `repeated` (the first [`MAX_NAMED_DUPLICATES`]).
+    fn link_checked(&mut self, analyzed: Vec<Analyzed>, check: bool, repeated: &mut Vec<String>) {
+        self.store.reserve(analyzed.len());
+        for a in analyzed {
+            if check && self.store.slot_of(&a.name).is_some() {
+                if repeated.len() < MAX_NAMED_DUPLICATES {
+                    repeated.push(a.name);
+                }
+                continue;
+            }
+            let slot = self.store.push_slot();
+            self.link(slot, a);
+        }
+    }
+
+    /// Analyse chunks on the rayon pool as they are read and link them, in order, on a
+    /// linking thread, at most [`CHUNKS_AHEAD`] analysed chunks behind the reading. With
+    /// `check`, tools whose names the index already holds are left out and their names
+    /// returned (see [`Self::link_checked`]). A chunk that is an error stops the reading;
+    /// it is returned once the chunks already read are linked.
+    fn link_streamed<E>(
+        &mut self,
+        mut chunks: impl Iterator<Item = Result<Vec<ToolDoc>, E>>,
+        check: bool,
+    ) -> Result<Vec<String>, E> {
+        let (order_tx, order_rx) = sync_channel::<Receiver<Vec<Analyzed>>>(CHUNKS_AHEAD);
+        let (linking, reading) = (&mut *self, &mut chunks);
+        let streamed = std::thread::scope(|scope| {
+            let linker = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut repeated = Vec::new();
+                for analysed in order_rx {
+                    // An analysis that panicked sends nothing: stop here; its panic ends
+                    // the build when the reading's scope closes.
+                    let Ok(chunk) = analysed.recv() else { break };
+                    linking.link_checked(chunk, check, &mut repeated);
+                }
+                repeated
+            });
+            let Ok(linker) = linker else {
+                return None;
+            };
+            // The reading stays on this thread (the binding reads JavaScript values here);
+            // only the analysis goes to the pool.
+            let read = rayon::in_place_scope(move |pool| {
+                for chunk in reading {
+                    let tools = chunk?;
+                    let (tx, rx) = sync_channel(1);
+                    pool.spawn(move |_| {
+                        let _ = tx.send(analyze_all(tools));
+                    });
+                    if order_tx.send(rx).is_err() {
+                        break; // the linker stopped: an analysis panicked
+                    }
+                }
+                Ok(())
+            });
+            let repeated = linker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Some(read.map(|()| repeated))
+        });
+        if let Some(result) = streamed {
+            return result;
+        }
+        // No thread to be had: analyse each chunk on the pool, then link it here.
+        let mut repeated = Vec::new();
+        for chunk in chunks {
+            self.link_checked(analyze_all(chunk?), check, &mut repeated);
+        }
+        Ok(repeated)
     }
 
     /// Compat `searchTools(query, index, limit)` with a display threshold.
@@ -658,7 +781,7 @@ mod tests {
             let lens: Vec<usize> = (0..4 * rayon::current_num_threads())
                 .into_par_iter()
                 .map(|k| {
-                    let tools = (0..LINK_CHUNK * 2 + k)
+                    let tools = (0..BUILD_CHUNK * 2 + k)
                         .map(|i| ToolDoc::new(format!("t{k}_{i}"), format!("word{} file", i % 97)))
                         .collect();
                     ToolIndex::build(tools, IndexOptions::default())
@@ -675,7 +798,7 @@ mod tests {
         assert!(lens
             .iter()
             .enumerate()
-            .all(|(k, &n)| n == LINK_CHUNK * 2 + k));
+            .all(|(k, &n)| n == BUILD_CHUNK * 2 + k));
     }
 
     #[test]
@@ -791,7 +914,7 @@ mod tests {
                 doc
             }
         };
-        for n in [LINK_CHUNK * 2 - 1, LINK_CHUNK * 2, LINK_CHUNK * 3 + 17] {
+        for n in [BUILD_CHUNK * 2 - 1, BUILD_CHUNK * 2, BUILD_CHUNK * 3 + 17] {
             let tools: Vec<ToolDoc> = (0..n).map(tool).collect();
             let serial = ToolIndex::build(
                 tools.clone(),
@@ -800,11 +923,39 @@ mod tests {
                 },
             )
             .unwrap();
+            // Streamed in chunks of another size than the build's, as a reader might.
+            let streamed = ToolIndex::build_streamed(
+                tools.chunks(777).map(|c| Ok(c.to_vec())),
+                n,
+                IndexOptions::default(),
+            )
+            .unwrap();
+            // A hint far off either way changes nothing.
+            let (few, many) = (&tools[..3], 1 << 20);
+            let hinted = ToolIndex::build_streamed([Ok(few.to_vec())], many, Default::default());
+            let hinted = hinted.unwrap();
+            assert_eq!(
+                hinted.store.term_text,
+                ToolIndex::build(few.to_vec(), Default::default())
+                    .unwrap()
+                    .store
+                    .term_text
+            );
+            let unhinted = ToolIndex::build_streamed(
+                tools.chunks(500).map(|c| Ok(c.to_vec())),
+                0,
+                Default::default(),
+            );
+            assert_eq!(unhinted.unwrap().norms, serial.norms, "{n}");
             let chunked = ToolIndex::build(tools, IndexOptions::default()).unwrap();
-            assert_eq!(serial.store.term_text, chunked.store.term_text, "{n}");
-            for slot in 0..n as u32 {
-                let (a, b) = (serial.doc(slot).unwrap(), chunked.doc(slot).unwrap());
-                assert_eq!((&a.name, &a.terms), (&b.name, &b.terms), "{n} {slot}");
+            for other in [&chunked, &streamed] {
+                assert_eq!(serial.store.term_text, other.store.term_text, "{n}");
+                assert_eq!(serial.idf, other.idf, "{n}");
+                assert_eq!(serial.norms, other.norms, "{n}");
+                for slot in 0..n as u32 {
+                    let (a, b) = (serial.doc(slot).unwrap(), other.doc(slot).unwrap());
+                    assert_eq!((&a.name, &a.terms), (&b.name, &b.terms), "{n} {slot}");
+                }
             }
             for q in [
                 "create file",
@@ -822,8 +973,64 @@ mod tests {
                     bits(chunked.search(q, 40, 0.0)),
                     "{n} {q}"
                 );
+                assert_eq!(
+                    bits(serial.search(q, 40, 0.0)),
+                    bits(streamed.search(q, 40, 0.0)),
+                    "{n} {q}"
+                );
             }
         }
+    }
+
+    /// A streamed build fails as a build of all its tools does: repeated names (across
+    /// chunks, up to five, in order) once everything is read, and a chunk that is an error
+    /// before that, with nothing read after it.
+    #[test]
+    fn streamed_build_errors_equal_a_build() {
+        let n = BUILD_CHUNK * 4;
+        let mut tools: Vec<ToolDoc> = (0..n)
+            .map(|i| ToolDoc::new(format!("tool{i}"), format!("word{} file", i % 31)))
+            .collect();
+        for (at, copy) in [
+            (5, 3000),
+            (3500, 3001),
+            (3999, 3000),
+            (4000, 7),
+            (4001, 7),
+            (4002, 8),
+            (4090, 9),
+        ] {
+            tools[at].name = format!("tool{copy}");
+        }
+        let whole = ToolIndex::build(tools.clone(), IndexOptions::default()).unwrap_err();
+        let chunks = || tools.chunks(BUILD_CHUNK).map(|c| Ok(c.to_vec()));
+        let streamed = ToolIndex::build_streamed(chunks(), n, IndexOptions::default()).unwrap_err();
+        assert_eq!(whole.code, crate::ErrorCode::DuplicateName);
+        assert_eq!(
+            (whole.code, &whole.message),
+            (streamed.code, &streamed.message)
+        );
+
+        // A read error in the last chunk wins over repeats before it; nothing after it is read.
+        let mut read = 0;
+        let failing = chunks().enumerate().map(|(k, c)| {
+            read += 1;
+            if k == 3 {
+                Err(IndexError::new(
+                    crate::ErrorCode::InvalidArg,
+                    "element 3072",
+                ))
+            } else {
+                c
+            }
+        });
+        let failing = failing.chain(std::iter::from_fn(|| panic!("read past the error")));
+        let err = ToolIndex::build_streamed(failing, n, IndexOptions::default()).unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (crate::ErrorCode::InvalidArg, "element 3072")
+        );
+        assert_eq!(read, 4);
     }
 }
 
@@ -983,28 +1190,12 @@ impl Scorer for ToolIndex {
         }
         // On a pool thread (a build inside a parallel job) this thread must not wait on a
         // channel for work queued behind it on the same pool: analyse all, then link.
-        if tools.len() < LINK_CHUNK * 2 || rayon::current_thread_index().is_some() {
+        if tools.len() < BUILD_CHUNK * 2 || rayon::current_thread_index().is_some() {
             return self.link_all(analyze_all(tools));
         }
-        // Large builds: this thread links each chunk (into the shared vocabulary, in order)
-        // while another analyses the next ones on the pool; at most two chunks wait analysed.
-        let source = &Mutex::new(tools.into_iter());
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Analyzed>>(2);
-        std::thread::scope(|scope| {
-            let producer = std::thread::Builder::new().spawn_scoped(scope, move || loop {
-                let chunk = next_chunk(source, LINK_CHUNK);
-                if chunk.is_empty() || tx.send(analyze_all(chunk)).is_err() {
-                    return;
-                }
-            });
-            if producer.is_err() {
-                // No thread to be had: analyse everything here, then link it.
-                return self.link_all(analyze_all(next_chunk(source, usize::MAX)));
-            }
-            for chunk in rx {
-                self.link_all(chunk);
-            }
-        });
+        // Large builds: a linking thread links each chunk (into the shared vocabulary, in
+        // order) while the pool analyses the next ones. The names were checked by the caller.
+        let Ok(_) = self.link_streamed(chunks_of(tools).map(Ok::<_, Infallible>), false);
     }
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).

@@ -345,18 +345,27 @@ pub fn check_unique<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<(), 
     let mut seen = FxHashSet::default();
     let mut dups: Vec<&str> = Vec::new();
     for name in names {
-        if !seen.insert(name) && dups.len() < 5 {
+        if !seen.insert(name) && dups.len() < MAX_NAMED_DUPLICATES {
             dups.push(name);
         }
     }
     if dups.is_empty() {
         Ok(())
     } else {
-        Err(IndexError::new(
-            ErrorCode::DuplicateName,
-            format!("tool names must be unique; repeated: {}", dups.join(", ")),
-        ))
+        Err(duplicate_names(&dups))
     }
+}
+
+/// How many repeated names a [`ErrorCode::DuplicateName`] error names.
+pub(crate) const MAX_NAMED_DUPLICATES: usize = 5;
+
+/// The [`ErrorCode::DuplicateName`] error naming `dups` (repeats, in input order).
+pub(crate) fn duplicate_names<S: AsRef<str>>(dups: &[S]) -> IndexError {
+    let names: Vec<&str> = dups.iter().map(AsRef::as_ref).collect();
+    IndexError::new(
+        ErrorCode::DuplicateName,
+        format!("tool names must be unique; repeated: {}", names.join(", ")),
+    )
 }
 
 #[cfg(test)]
