@@ -7,7 +7,8 @@
 // Builds `--keep` indexes (default 5) of each catalog and keeps them all, collecting garbage
 // before and after, and prints the RSS growth per index; then builds `--builds` more (default
 // 25) in a loop, dropping each (or, with `--dispose`, disposing each, inside the timed span), and
-// prints the median build time (the first three are warm-up).
+// prints the median build time and the median CPU time of a build, all the process's threads
+// together (the first three builds are warm-up).
 // `--addon` loads another build of the addon (a `.node` file), to compare two builds
 // alternately in separate processes. Nothing is asserted.
 import { createRequire } from 'node:module'
@@ -49,13 +50,19 @@ for (const size of sizes) {
   kept.length = 0
   await collect()
   const times = []
+  const cpu = []
   for (let i = 0; i < builds + 3; i++) {
+    const c = process.cpuUsage()
     const t = performance.now()
     const index = new native.ToolIndex(entries)
     if (values.dispose) index.dispose()
-    if (i >= 3) times.push(performance.now() - t)
+    const ms = performance.now() - t
+    const used = process.cpuUsage(c)
+    if (i >= 3) times.push(ms), cpu.push((used.user + used.system) / 1000)
   }
-  times.sort((a, b) => a - b)
-  const median = times[times.length >> 1]
-  console.log(`${runtimeName}, ${size} tools: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median.toFixed(1)} ms (median of ${builds}, each ${values.dispose ? 'disposed' : 'dropped'})`)
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1]
+  console.log(
+    `${runtimeName}, ${size} tools: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median(times).toFixed(1)} ms, ` +
+      `CPU ${median(cpu).toFixed(1)} ms, all threads (medians of ${builds}, each ${values.dispose ? 'disposed' : 'dropped'})`,
+  )
 }
