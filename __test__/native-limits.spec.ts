@@ -100,6 +100,12 @@ describe('native: a large build reads its entries while earlier chunks are analy
        return codeOf(() => new n.ToolIndex(a))`,
       'E_INVALID_ARG',
     ],
+    'a getter that builds, disposes and updates other indexes mid-build': [
+      `${MANY}; const a = many(5000); const other = new n.ToolIndex(many(3000));
+       Object.defineProperty(a[3000], 'description', { get() { new n.ToolIndex(many(4000)).dispose(); other.upsert(many(2500).map((e) => ({ ...e, name: 'u' + e.name }))); return 'x' } });
+       const s = new n.ToolIndex(a); return [s.length, other.length, s.search('file 4999', 1, 0)[0].name]`,
+      [5000, 5500, 't4999'],
+    ],
     'bad options come before a bad entry': [
       `${MANY}; const a = many(5000); a[4500] = null; return codeOf(() => new n.ToolIndex(a, { scoring: 'x' }))`,
       'E_INVALID_SCORING',
