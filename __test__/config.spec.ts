@@ -4,7 +4,8 @@
  * `CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS`.
  */
 import { afterEach, describe, expect, test } from 'bun:test'
-import { isToolSearchEnabled, toolSearchMode } from '../ts/index'
+import { Deadline, withTimeout } from '../ts/config'
+import { buildToolIndex, isToolSearchEnabled, toolSearchMode } from '../ts/index'
 
 const VARS = ['ENABLE_TOOL_SEARCH', 'ENABLE_SEARCH_EXTRA_TOOLS', 'CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS'] as const
 const saved = Object.fromEntries(VARS.map((v) => [v, process.env[v]]))
@@ -83,4 +84,46 @@ describe('toolSearchMode', () => {
     setEnv({ ENABLE_TOOL_SEARCH: 'auto:30', ENABLE_SEARCH_EXTRA_TOOLS: 'false' })
     expect(toolSearchMode()).toBe('auto')
   })
+})
+
+describe('Deadline: one timer for a batch of promises', () => {
+  const never = new Promise<string>(() => {})
+  test('a batch raced before arm() gets its values, or undefined once the time has passed since arm()', async () => {
+    const d = new Deadline(40)
+    let rejectLate!: (e: Error) => void
+    const raced = [d.race(Promise.resolve('now')), d.race(never), d.race(new Promise<string>((_, reject) => (rejectLate = reject)))]
+    await new Promise((r) => setTimeout(r, 60)) // not armed yet: nothing expires
+    rejectLate(new Error('late'))
+    const armedAt = performance.now()
+    d.arm()
+    const [a, b, c] = await Promise.allSettled(raced)
+    d.disarm()
+    expect(a).toEqual({ status: 'fulfilled', value: 'now' })
+    expect(b).toEqual({ status: 'fulfilled', value: undefined })
+    expect(c.status).toBe('rejected')
+    // Expired by the timer of arm(), not before (a lower bound only; the upper one is the test's timeout).
+    expect(performance.now() - armedAt).toBeGreaterThanOrEqual(35)
+    expect(await d.race(Promise.resolve('after'))).toBeUndefined()
+  })
+
+  test('0 is no limit: the promise itself', () => {
+    const d = new Deadline(0)
+    const p = Promise.resolve(1)
+    expect(d.race(p)).toBe(p)
+    d.arm()
+    d.disarm()
+  })
+
+  test('withTimeout keeps its contract', async () => {
+    expect(await withTimeout(Promise.resolve('v'), 1000)).toBe('v')
+    expect(await withTimeout(never, 20)).toBeUndefined()
+  })
+
+  test('a build of 3,000 tools whose prompt() never settles gives each an empty description at the deadline', async () => {
+    const tools = Array.from({ length: 3000 }, (_, i) => ({ name: `mcp__s__t${i}`, isMcp: true, prompt: () => never }))
+    const index = await buildToolIndex(tools, { promptTimeoutMs: 100 })
+    expect(index.length).toBe(3000)
+    expect(index.get('mcp__s__t2999')?.description).toBe('')
+    index.dispose()
+  }, 20_000)
 })

@@ -5,7 +5,7 @@
  */
 import { binding } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { DEFAULT_PROMPT_TIMEOUT_MS, ENV, LIMITS, MAX_TIMER_MS, dropInScoring, envList, withTimeout } from './config'
+import { DEFAULT_PROMPT_TIMEOUT_MS, Deadline, ENV, LIMITS, MAX_TIMER_MS, dropInScoring, envList, withTimeout } from './config'
 import { checkLength, checkScoring, checkToolArray, copyToolArray, readBuildOptions, readToolField as readField, readingInput, stringList, typeName } from './input'
 import { inputSchemaOf } from './schema'
 import { ToolIndex, nameKey, newState, type SkippedTool, type Stored } from './toolIndex'
@@ -120,9 +120,17 @@ function promptTimeout(options: BuildOptions): number {
  * that answers differently the second time cannot slip past the duplicate check).
  */
 export async function collect(indices: number[], names: readonly string[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
-  const timeout = promptTimeout(options)
+  const deadline = new Deadline(promptTimeout(options))
   const context = options.promptContext ?? defaultPromptContext(tools)
-  const descriptions = await Promise.all(indices.map((i) => describe(tools[i], i, context, timeout)))
+  // Every prompt() starts here, then one timer runs for them all.
+  const described = Promise.all(indices.map((i) => describe(tools[i], i, context, deadline)))
+  deadline.arm()
+  let descriptions: string[]
+  try {
+    descriptions = await described
+  } finally {
+    deadline.disarm()
+  }
   return indices.map((i, k) => {
     const tool = tools[i]
     const name = names[i]
@@ -150,7 +158,7 @@ export async function collect(indices: number[], names: readonly string[], tools
   })
 }
 
-async function describe(tool: ToolLike, i: number, context: unknown, timeoutMs: number): Promise<string> {
+async function describe(tool: ToolLike, i: number, context: unknown, deadline: Deadline): Promise<string> {
   try {
     let pending: unknown
     const prompt: unknown = readField(tool, 'prompt', i)
@@ -159,7 +167,7 @@ async function describe(tool: ToolLike, i: number, context: unknown, timeoutMs: 
     else if (typeof description === 'string') return description
     else if (typeof description === 'function') pending = description.call(tool, {}, context)
     else return ''
-    const value = await withTimeout(Promise.resolve(pending), timeoutMs)
+    const value = await deadline.race(Promise.resolve(pending))
     return typeof value === 'string' ? value : ''
   } catch {
     return ''
@@ -189,7 +197,10 @@ export async function shortDescription(tool: ToolLike, i: number, tools: readonl
   } catch {
     // fall back to the prompt
   }
-  return describe(tool, i, context, ms)
+  const deadline = new Deadline(ms)
+  const described = describe(tool, i, context, deadline)
+  deadline.arm()
+  return described.finally(() => deadline.disarm())
 }
 
 function defaultPromptContext(tools: readonly ToolLike[]): unknown {

@@ -200,18 +200,60 @@ export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
  * cleared when `p` settles, so it never holds the process open.
  */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  if (ms === 0) return p
-  return new Promise<T | undefined>((resolve, reject) => {
-    const timer = setTimeout(() => resolve(undefined), ms)
-    p.then(
-      (v) => {
-        clearTimeout(timer)
-        resolve(v)
-      },
-      (e) => {
-        clearTimeout(timer)
-        reject(e)
-      },
-    )
-  })
+  const deadline = new Deadline(ms)
+  const raced = deadline.race(p)
+  deadline.arm()
+  return raced.finally(() => deadline.disarm())
 }
+
+/**
+ * One timer for a batch of promises started together (a build awaits every tool's `prompt()`
+ * at once): `race(p)` settles as `p` does, or with `undefined` once `ms` milliseconds have
+ * passed since `arm()` (`0` = no limit). Arm it after the last `race`, so that each promise has
+ * at least `ms` from its start; `disarm()` clears the timer once the batch has settled, so it
+ * never holds the process open. Ten thousand tools cost one timer instead of ten thousand.
+ */
+export class Deadline {
+  readonly #ms: number
+  readonly #waiting = new Set<() => void>()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #passed = false
+
+  constructor(ms: number) {
+    this.#ms = ms
+  }
+
+  race<T>(p: Promise<T>): Promise<T | undefined> {
+    if (this.#ms === 0) return p
+    if (this.#passed) return Promise.resolve(undefined)
+    return new Promise<T | undefined>((resolve, reject) => {
+      const expire = () => resolve(undefined)
+      this.#waiting.add(expire)
+      p.then(
+        (v) => {
+          this.#waiting.delete(expire)
+          resolve(v)
+        },
+        (e) => {
+          this.#waiting.delete(expire)
+          reject(e)
+        },
+      )
+    })
+  }
+
+  arm(): void {
+    if (this.#ms === 0 || this.#timer !== undefined || this.#passed) return
+    this.#timer = setTimeout(() => {
+      this.#passed = true
+      for (const expire of this.#waiting) expire()
+      this.#waiting.clear()
+    }, this.#ms)
+  }
+
+  disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#waiting.clear()
+  }
+}
+
