@@ -215,45 +215,31 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined
  */
 export class Deadline {
   readonly #ms: number
-  readonly #waiting = new Set<() => void>()
+  /** Settles (with `undefined`) when the timer fires; never, if it is disarmed first. */
+  readonly #passed: Promise<undefined>
+  #expire!: (v: undefined) => void
   #timer: ReturnType<typeof setTimeout> | undefined
-  #passed = false
 
   constructor(ms: number) {
     this.#ms = ms
+    this.#passed = new Promise<undefined>((resolve) => (this.#expire = resolve))
   }
 
   race<T>(p: Promise<T>): Promise<T | undefined> {
     if (this.#ms === 0) return p
-    if (this.#passed) return Promise.resolve(undefined)
     return new Promise<T | undefined>((resolve, reject) => {
-      const expire = () => resolve(undefined)
-      this.#waiting.add(expire)
-      p.then(
-        (v) => {
-          this.#waiting.delete(expire)
-          resolve(v)
-        },
-        (e) => {
-          this.#waiting.delete(expire)
-          reject(e)
-        },
-      )
+      p.then(resolve, reject)
+      void this.#passed.then(resolve)
     })
   }
 
   arm(): void {
-    if (this.#ms === 0 || this.#timer !== undefined || this.#passed) return
-    this.#timer = setTimeout(() => {
-      this.#passed = true
-      for (const expire of this.#waiting) expire()
-      this.#waiting.clear()
-    }, this.#ms)
+    if (this.#ms === 0 || this.#timer !== undefined) return
+    this.#timer = setTimeout(() => this.#expire(undefined), this.#ms)
   }
 
   disarm(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer)
-    this.#waiting.clear()
   }
 }
 
