@@ -120,17 +120,10 @@ function promptTimeout(options: BuildOptions): number {
  * that answers differently the second time cannot slip past the duplicate check).
  */
 export async function collect(indices: number[], names: readonly string[], tools: readonly ToolLike[], options: BuildOptions): Promise<Stored[]> {
-  const deadline = new Deadline(promptTimeout(options))
+  const timeout = promptTimeout(options)
   const context = options.promptContext ?? defaultPromptContext(tools)
   // Every prompt() starts here, then one timer runs for them all.
-  const described = Promise.all(indices.map((i) => describe(tools[i], i, context, deadline)))
-  deadline.arm()
-  let descriptions: string[]
-  try {
-    descriptions = await described
-  } finally {
-    deadline.disarm()
-  }
+  const descriptions = await Deadline.around(timeout, (deadline) => Promise.all(indices.map((i) => describe(tools[i], i, context, deadline))))
   return indices.map((i, k) => {
     const tool = tools[i]
     const name = names[i]
@@ -197,10 +190,7 @@ export async function shortDescription(tool: ToolLike, i: number, tools: readonl
   } catch {
     // fall back to the prompt
   }
-  const deadline = new Deadline(ms)
-  const described = describe(tool, i, context, deadline)
-  deadline.arm()
-  return described.finally(() => deadline.disarm())
+  return Deadline.around(ms, (deadline) => describe(tool, i, context, deadline))
 }
 
 function defaultPromptContext(tools: readonly ToolLike[]): unknown {

@@ -200,10 +200,7 @@ export function tuningOf(explicit: Tuning | undefined): Tuning | undefined {
  * cleared when `p` settles, so it never holds the process open.
  */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  const deadline = new Deadline(ms)
-  const raced = deadline.race(p)
-  deadline.arm()
-  return raced.finally(() => deadline.disarm())
+  return Deadline.around(ms, (deadline) => deadline.race(p))
 }
 
 /**
@@ -223,6 +220,14 @@ export class Deadline {
   constructor(ms: number) {
     this.#ms = ms
     this.#passed = new Promise<undefined>((resolve) => (this.#expire = resolve))
+  }
+
+  /** `start(deadline)` (which races its promises), then the timer, cleared once it settles. */
+  static around<T>(ms: number, start: (deadline: Deadline) => Promise<T>): Promise<T> {
+    const deadline = new Deadline(ms)
+    const started = start(deadline)
+    deadline.arm()
+    return started.finally(() => deadline.disarm())
   }
 
   race<T>(p: Promise<T>): Promise<T | undefined> {
