@@ -9,7 +9,7 @@ use std::str::FromStr;
 use crate::enhanced::{self, EnhancedIndex, Params};
 use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
 use crate::hybrid::{self, MergeWeights};
-use crate::index::{Hit, IndexOptions, ToolChunk, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
+use crate::index::{read_all, Hit, IndexOptions, ToolChunk, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
 use crate::keyword;
 
 /// The most elements the binding reads from one JavaScript array (tools, names, flags):
@@ -312,11 +312,7 @@ impl Engine {
                 min_score,
             });
         }
-        let mut docs = Vec::with_capacity(expected.min(1 << 16));
-        for chunk in chunks {
-            docs.extend(chunk?);
-        }
-        Self::build(docs, options)
+        Self::build(read_all(chunks, expected)?, options)
     }
 
     pub fn scoring(&self) -> Scoring {

@@ -200,6 +200,19 @@ fn analyze_all(tools: Vec<ToolDoc>) -> Vec<Analyzed> {
     tools.into_par_iter().map(analyze).collect()
 }
 
+/// Every tool of a chunked source, in order, or its first error. `expected` (a hint) sizes the
+/// list up front, up to 64 chunks' worth.
+pub fn read_all(
+    chunks: impl IntoIterator<Item = ToolChunk>,
+    expected: usize,
+) -> Result<Vec<ToolDoc>, IndexError> {
+    let mut tools = Vec::with_capacity(expected.min(BUILD_CHUNK * 64));
+    for chunk in chunks {
+        tools.extend(chunk?);
+    }
+    Ok(tools)
+}
+
 /// Tools in chunks of [`BUILD_CHUNK`], in order.
 fn chunks_of(tools: Vec<ToolDoc>) -> impl Iterator<Item = Vec<ToolDoc>> {
     let mut tools = tools.into_iter();
@@ -282,11 +295,7 @@ impl ToolIndex {
             || rayon::current_thread_index().is_some()
         {
             // Small, or on a pool thread (see `insert_batch`): read everything first.
-            let mut tools = Vec::with_capacity(expected.min(BUILD_CHUNK * 2));
-            for chunk in chunks {
-                tools.extend(chunk?);
-            }
-            return Self::build(tools, opts);
+            return Self::build(read_all(chunks, expected)?, opts);
         }
         let mut index = Self::new(opts);
         let repeated = index.link_streamed(chunks, true)?;
