@@ -1,5 +1,6 @@
 /** The drop-in API through the package root: behaviour of every export. */
 import { afterEach, describe, expect, test } from 'bun:test'
+import { createRequire } from 'node:module'
 import { z } from 'zod'
 import {
   CORE_TOOLS,
@@ -276,6 +277,38 @@ describe('searchTools', () => {
     expect(names(r).sort()).toEqual([...odd].sort())
     expect(index.get('__proto__')!.name).toBe('__proto__')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  test('strings of every length around the native reader\'s 4 KiB buffer come back whole', () => {
+    // The binding reads a string in one call when it fits 4,096 bytes and in two otherwise;
+    // a character of 1 to 4 UTF-8 bytes (or a lone surrogate, 3 bytes as U+FFFD) ends each.
+    const binding = createRequire(import.meta.url)('../index.js') as typeof import('../index')
+    const tails = ['a', 'é', '中', '😀', '\uD800']
+    const entries = []
+    for (let bytes = 4_085; bytes <= 4_100; bytes++) {
+      for (const [t, tail] of tails.entries()) {
+        const size = tail === '\uD800' ? 3 : Buffer.byteLength(tail)
+        const head = `t${bytes}x${t}_`
+        const word = `endword${bytes}x${t}`
+        entries.push({
+          name: head + 'n'.repeat(bytes - head.length - size) + tail,
+          description: `${'d'.repeat(bytes - word.length - 2 - size)} ${word} ${tail}`,
+          searchHint: `${word} ${tail}`.padStart(bytes - size + word.length + 1, 'h'),
+        })
+      }
+    }
+    const index = new binding.ToolIndex(entries)
+    const fixed = (s: string) => s.replace(/\uD800/g, '\uFFFD')
+    expect(index.names()).toEqual(entries.map((e) => fixed(e.name)))
+    expect(entries.map((e) => Buffer.byteLength(fixed(e.name)))).toContain(4_096)
+    index.ids().forEach((id, i) => {
+      const e = entries[i]
+      const full = binding.parseToolName(fixed(e.name)).full
+      // The tokens the index holds are those of the three texts as JavaScript has them.
+      const tokens = [full, e.searchHint, e.description].flatMap((text) => binding.tokenizeAndStem(fixed(text)))
+      expect(index.entryTerms(id)!.tokens).toEqual([...new Set(tokens)])
+      expect(index.normalizedName(id)).toBe(full)
+    })
   })
 
   test('multi-megabyte descriptions index and search; over the cap is E_TOO_LARGE', () => {

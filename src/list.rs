@@ -192,6 +192,8 @@ pub struct Entries(std::result::Result<EntryReader, core::IndexError>);
 struct EntryReader {
     array: ArrayReader,
     keys: [sys::napi_value; 6],
+    /// Where strings are read before they are copied out at their exact size.
+    scratch: Box<[u8; STRING_SCRATCH]>,
 }
 
 impl TypeName for Entries {
@@ -216,18 +218,60 @@ impl FromNapiValue for Entries {
         }
         // SAFETY: forwarded from the caller; the reader is used up in this call's body.
         let array = unsafe { ArrayReader::new(env, value)? };
-        Ok(Entries(array.map(|array| EntryReader { array, keys })))
+        Ok(Entries(array.map(|array| EntryReader {
+            array,
+            keys,
+            scratch: Box::new([0; STRING_SCRATCH]),
+        })))
     }
 }
 
 impl EntryReader {
     /// The next `n` entries (fewer at the end).
     fn read(&mut self, n: usize) -> std::result::Result<Vec<core::ToolDoc>, core::IndexError> {
-        let (env, keys) = (self.array.env, self.keys);
+        let (env, keys, scratch) = (self.array.env, self.keys, &mut self.scratch);
         // SAFETY: the reader's env and keys are of the current call (see `ArrayReader`).
         self.array
-            .read(n, |obj| unsafe { read_entry(env, &keys, obj) })
+            .read(n, |obj| unsafe { read_entry(env, &keys, obj, scratch) })
     }
+}
+
+/// Room for a string read in one call: longer strings (rare in tool entries) take the
+/// two-call path (length, then copy).
+const STRING_SCRATCH: usize = 4096;
+
+/// A JavaScript string as UTF-8, read in one Node-API call when it fits `scratch` (the
+/// length query is a second pass over the string that most entries' strings do not need).
+/// Anything else, and a string that might not have fit, goes through `String`'s own
+/// conversion, so values and error messages are those of `String::from_napi_value`.
+///
+/// # Safety
+/// `env` and `v` must be of the current call.
+unsafe fn read_string(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    scratch: &mut [u8; STRING_SCRATCH],
+) -> Result<String> {
+    let mut written = 0;
+    // SAFETY: a live env, a value of this call and a buffer of the size passed.
+    let status = unsafe {
+        sys::napi_get_value_string_utf8(
+            env,
+            v,
+            scratch.as_mut_ptr().cast(),
+            STRING_SCRATCH,
+            &mut written,
+        )
+    };
+    // The engine writes at most `STRING_SCRATCH - 1` bytes and never part of a character:
+    // with fewer than a whole character's room left over, the string is known to be complete.
+    if status == sys::Status::napi_ok && written + 4 < STRING_SCRATCH {
+        if let Ok(text) = std::str::from_utf8(&scratch[..written]) {
+            return Ok(text.to_owned());
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { String::from_napi_value(env, v) }
 }
 
 /// One tool entry.
@@ -238,6 +282,7 @@ unsafe fn read_entry(
     env: sys::napi_env,
     keys: &[sys::napi_value; 6],
     obj: sys::napi_value,
+    scratch: &mut [u8; STRING_SCRATCH],
 ) -> Result<core::ToolDoc> {
     let field = |k: usize| -> Result<sys::napi_value> {
         let mut v = std::ptr::null_mut();
@@ -249,33 +294,44 @@ unsafe fn read_entry(
         )?;
         Ok(v)
     };
-    let mut ty = 0;
-    // SAFETY: a live env and a value of this call.
-    check_status!(unsafe { sys::napi_typeof(env, obj, &mut ty) })?;
-    if ty != sys::ValueType::napi_object {
+    let type_of = |v: sys::napi_value| -> Result<sys::napi_valuetype> {
+        let mut ty = 0;
+        // SAFETY: a live env and a value of this call.
+        check_status!(unsafe { sys::napi_typeof(env, v, &mut ty) })?;
+        Ok(ty)
+    };
+    if type_of(obj)? != sys::ValueType::napi_object {
         return Err(Error::new(
             Status::ObjectExpected,
             "a tool entry must be an object",
         ));
     }
-    // SAFETY (each conversion): a live env and a value of this call.
-    let name = unsafe { String::from_napi_value(env, field(0)?) }
-        .map_err(|e| Error::new(e.status, format!("`name`: {}", e.reason)))?;
-    let text = |k: usize| -> Result<Option<String>> {
-        unsafe { Option::<String>::from_napi_value(env, field(k)?) }
-            .map_err(|e| Error::new(e.status, format!("`{}`: {}", KEYS[k], e.reason)))
+    let named = |k: usize, e: Error| Error::new(e.status, format!("`{}`: {}", KEYS[k], e.reason));
+    // SAFETY (each read): a live env and a value of this call.
+    let name = unsafe { read_string(env, field(0)?, scratch) }.map_err(|e| named(0, e))?;
+    // An optional text: `undefined` and `null` are absent (as `Option<String>` reads them).
+    let mut text = |k: usize| -> Result<Option<String>> {
+        let v = field(k)?;
+        match type_of(v)? {
+            sys::ValueType::napi_undefined | sys::ValueType::napi_null => Ok(None),
+            _ => unsafe { read_string(env, v, scratch) }
+                .map(Some)
+                .map_err(|e| named(k, e)),
+        }
     };
     let description = text(1)?;
     let search_hint = text(2)?;
-    let is_mcp = unsafe { Option::<bool>::from_napi_value(env, field(3)?) }
-        .map_err(|e| Error::new(e.status, format!("`isMcp`: {}", e.reason)))?;
+    let is_mcp =
+        unsafe { Option::<bool>::from_napi_value(env, field(3)?) }.map_err(|e| named(3, e))?;
+    let server = text(4)?;
+    let schema_text = text(5)?;
     Ok(core::ToolDoc::from(ToolEntry {
         name,
         description,
         search_hint,
         is_mcp,
-        server: text(4)?,
-        schema_text: text(5)?,
+        server,
+        schema_text,
     }))
 }
 
