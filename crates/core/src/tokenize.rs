@@ -85,13 +85,26 @@ pub enum Piece<'a> {
     Word(&'a str),
 }
 
-fn is_word_start(c: char) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
-}
+/// A byte that starts an ASCII word (`[a-z0-9]`).
+const WORD_START: u8 = 1;
+/// A byte that continues one (`[a-z0-9_-]`).
+const WORD_CHAR: u8 = 2;
 
-fn is_word_char(c: char) -> bool {
-    is_word_start(c) || c == '-' || c == '_'
-}
+/// The class of each byte: one table read per byte in the scanner's loops.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            t[b] = WORD_START | WORD_CHAR;
+        } else if c == b'-' || c == b'_' {
+            t[b] = WORD_CHAR;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// Scan already-lowercased text into pieces, calling `emit` for each in order.
 ///
@@ -103,10 +116,10 @@ pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
     while i < bytes.len() {
         let b = bytes[i];
         if b.is_ascii() {
-            if is_word_start(b as char) {
+            if CLASS[b as usize] & WORD_START != 0 {
                 let start = i;
                 let mut end = i + 1;
-                while end < bytes.len() && is_word_char(bytes[end] as char) {
+                while end < bytes.len() && CLASS[bytes[end] as usize] & WORD_CHAR != 0 {
                     end += 1;
                 }
                 i = end;
