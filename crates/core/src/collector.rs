@@ -199,21 +199,28 @@ impl TopK {
         }
     }
 
-    #[inline]
+    /// Offer a hit. Most hits of a large pass fall below the last kept one: that test is
+    /// inlined at the caller, the insertion is not.
+    #[inline(always)]
     pub fn push(&mut self, h: Hit) {
-        let k = self.k;
-        if k == 0 {
-            return;
-        }
-        let best = &mut self.best;
+        let (k, best) = (self.k, &self.best);
         // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
-        if best.len() == k && (h.score < best[k - 1].score || rank_order(&h, &best[k - 1]).is_ge())
+        if k == 0
+            || (best.len() == k
+                && (h.score < best[k - 1].score || rank_order(&h, &best[k - 1]).is_ge()))
         {
             return;
         }
+        self.insert(h);
+    }
+
+    /// Put a hit that belongs among the best in its place.
+    #[inline(never)]
+    fn insert(&mut self, h: Hit) {
+        let best = &mut self.best;
         let at = best.partition_point(|x| rank_order(x, &h).is_lt());
         best.insert(at, h);
-        best.truncate(k);
+        best.truncate(self.k);
     }
 
     /// The kept hits, best first.
