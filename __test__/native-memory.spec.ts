@@ -105,9 +105,11 @@ describe('collections the memory ledger asks for (Node)', () => {
 describe('freed pages go back to the system', () => {
   // dispose() frees an index at once, but glibc keeps the freed pages in its arenas; the addon
   // hands them back 200 ms after the last build or free. Three 20,000-tool indexes, held, then
-  // disposed: within 3 s (about 200 ms when the machine is idle) more than three quarters of the
-  // RSS they added must be gone (it used to stay, about a quarter back, until a later build
-  // made the ledger collect).
+  // disposed: within 3 s (about 200 ms when the machine is idle) more than 60% of the RSS they
+  // added must be gone (before the trim, about a quarter came back, until a later build made the
+  // ledger collect). Usually 78-93% comes back; under Bun on a machine whose two cores are busy
+  // with other work, 69-91% in 28 runs (with or without a forced collection before reading
+  // RSS, and with the addon of 824d768 too), so the bound leaves that room.
   const script = `
     const n = require(${JSON.stringify(join(__dirname, '..', 'index.js'))})
     const tools = Array.from({ length: 20000 }, (_, k) => ({ name: 'mcp__s' + (k % 9) + '__tool_' + k, description: 'reads and writes record ' + k + ' of the store, with words w' + (k % 977) + ' and v' + (k % 131) }))
@@ -134,7 +136,7 @@ describe('freed pages go back to the system', () => {
       const mb = (b: number) => (b / 2 ** 20).toFixed(1)
       console.log(`${name}: RSS ${mb(o.before)} MB, ${mb(o.held)} MB with the indexes, ${mb(o.after)} MB ${o.waited} ms after dispose() (${(back * 100).toFixed(0)}% back)`)
       expect(o.held - o.before).toBeGreaterThan(30 * 2 ** 20)
-      expect(back).toBeGreaterThan(0.75)
+      expect(back).toBeGreaterThan(0.6)
     }, 60_000)
   }
 })
