@@ -48,11 +48,30 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
+/// By lowercase first letter, bit `len` set when a [`QUERY_STOP`] word of that length starts
+/// with it (every entry is at most 15 bytes): most words are ruled out by one table read.
+const QUERY_STOP_FIRST: [u16; 26] = {
+    let mut t = [0u16; 26];
+    let mut i = 0;
+    while i < QUERY_STOP.len() {
+        let w = QUERY_STOP[i].as_bytes();
+        assert!(w[0].is_ascii_lowercase() && w.len() < 16);
+        t[(w[0] - b'a') as usize] |= 1 << w.len();
+        i += 1;
+    }
+    t
+};
+
 /// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
 pub(super) fn is_query_stop_any_case(word: &str) -> bool {
     if word.is_ascii() {
         // Every entry starts with a letter: spaces and punctuation end here.
-        word.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        let Some(first) = word.bytes().next().filter(u8::is_ascii_alphabetic) else {
+            return false;
+        };
+        word.len() < 16
+            && QUERY_STOP_FIRST[usize::from(first.to_ascii_lowercase() - b'a')] & (1 << word.len())
+                != 0
             && QUERY_STOP.iter().any(|s| s.eq_ignore_ascii_case(word))
     } else {
         is_query_stop(&word.to_lowercase())
