@@ -12,7 +12,6 @@ use std::borrow::Cow;
 use rust_stemmers::{Algorithm, Stemmer};
 
 pub use super::clauses::clauses;
-use super::segment::word_bounds;
 use super::wordlists::is_query_stop_any_case;
 pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
@@ -100,12 +99,18 @@ impl Analyzer {
 
     /// The whole pipeline, calling `emit` for each token in order.
     pub fn analyze(&self, text: &str, emit: impl FnMut(Cow<'_, str>)) {
-        self.analyze_by(text, &mut |w, emit| self.analyze_word(w, emit), emit);
+        self.analyze_by(words(text), &mut |w, emit| self.analyze_word(w, emit), emit);
     }
 
-    /// [`Analyzer::analyze`] with the per-word stages (identifier splitting, stop words,
-    /// stemming) done by `word`.
-    fn analyze_by(&self, text: &str, word: &mut WordStage<'_>, mut emit: impl FnMut(Cow<'_, str>)) {
+    /// [`Analyzer::analyze`] of a text's words (the word segments of [`words`], perhaps some
+    /// left out), with the per-word stages (identifier splitting, stop words, stemming) done
+    /// by `word`.
+    fn analyze_by<'t>(
+        &self,
+        words: impl Iterator<Item = &'t str>,
+        word: &mut WordStage<'_>,
+        mut emit: impl FnMut(Cow<'_, str>),
+    ) {
         let mut cjk_run = String::new();
         let flush = |run: &mut String, emit: &mut dyn FnMut(Cow<'_, str>)| {
             let chars: Vec<char> = run.chars().collect();
@@ -119,7 +124,7 @@ impl Analyzer {
             run.clear();
         };
         let mut prev: Option<&str> = None;
-        for w in words(text) {
+        for w in words {
             // Two-word phrasal verbs ("log in", "sign up") also give their one-word form.
             if let Some(c) = prev.and_then(|p| phrasal(p, w)) {
                 emit(Cow::Borrowed(c));
@@ -191,17 +196,26 @@ impl Analyzer {
         memo: &mut WordMemo,
         emit: impl FnMut(Cow<'_, str>),
     ) {
-        let mut kept = String::with_capacity(text.len());
-        for w in word_bounds(text) {
-            kept.push_str(if is_query_stop_any_case(w) { " " } else { w });
-        }
-        self.analyze_with(&kept, memo, emit);
+        // Conversational words are left out of the word sequence (as if they were spaces:
+        // a word on each side of one still makes a phrasal verb).
+        let kept = words(text).filter(|w| !is_query_stop_any_case(w));
+        self.analyze_words_with(kept, memo, emit);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
     /// and kept there (the same tokens either way: the per-word stages depend on the word
     /// alone).
     pub fn analyze_with(&self, text: &str, memo: &mut WordMemo, emit: impl FnMut(Cow<'_, str>)) {
+        self.analyze_words_with(words(text), memo, emit);
+    }
+
+    /// [`Analyzer::analyze_with`] of a text's words (see [`Analyzer::analyze_by`]).
+    fn analyze_words_with<'t>(
+        &self,
+        words: impl Iterator<Item = &'t str>,
+        memo: &mut WordMemo,
+        emit: impl FnMut(Cow<'_, str>),
+    ) {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
             // Long words are never kept (a memo of them would let requests fill memory).
             let keep = w.len() <= MAX_MEMO_WORD;
@@ -219,7 +233,7 @@ impl Analyzer {
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
             memo.0.insert(w.to_owned(), tokens);
         };
-        self.analyze_by(text, &mut word, emit);
+        self.analyze_by(words, &mut word, emit);
     }
 
     /// The pipeline into a vector.
@@ -287,6 +301,31 @@ mod tests {
         let mut again = Vec::new();
         a.analyze_with("w1x Sending", &mut memo, |t| again.push(t.into_owned()));
         assert_eq!(again, a.tokens("w1x Sending"));
+    }
+
+    /// The query pipeline as it was first written: the conversational words replaced by a
+    /// space, the text segmented again.
+    fn query_tokens_by_replacing(a: &Analyzer, text: &str) -> Vec<String> {
+        let mut kept = String::new();
+        for w in crate::enhanced::segment::word_bounds(text) {
+            kept.push_str(if is_query_stop_any_case(w) { " " } else { w });
+        }
+        a.tokens(&kept)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn query_words_left_out_equal_words_replaced_by_spaces(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "help", "Help", "HI", "thanks", "log", "in", "sign", "up", "file", "x", "1", "2.5",
+                " ", "  ", ".", ",", ":", "'", "’", "\"", "_", "-", "\t", "\n", "数据", "文件",
+                "é", "\u{301}", "\u{200d}", "\u{200b}", "🇫🇷", "👍", "א", "カタ", "ok.", "now:",
+            ]), 0..24)
+        ) {
+            let text = parts.concat();
+            let a = Analyzer::default();
+            proptest::prop_assert_eq!(a.query_tokens(&text), query_tokens_by_replacing(&a, &text));
+        }
     }
 
     #[test]
