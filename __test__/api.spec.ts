@@ -284,7 +284,7 @@ describe('searchTools', () => {
     // a character of 1 to 4 UTF-8 bytes (or a lone surrogate, 3 bytes as U+FFFD) ends each.
     const binding = createRequire(import.meta.url)('../index.js') as typeof import('../index')
     const tails = ['a', 'é', '中', '😀', '\uD800']
-    const entries = []
+    const entries: { name: string; description: string; searchHint: string }[] = []
     for (let bytes = 4_085; bytes <= 4_100; bytes++) {
       for (const [t, tail] of tails.entries()) {
         const size = tail === '\uD800' ? 3 : Buffer.byteLength(tail)
