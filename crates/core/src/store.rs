@@ -136,7 +136,12 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
 
     /// The id of a term, and whether it was new (new terms get an empty posting list).
     pub fn intern(&mut self, term: &str) -> (u32, bool) {
-        let hash = hash_text(term);
+        self.intern_hashed(term, hash_text(term))
+    }
+
+    /// [`SlotStore::intern`] of a term whose `hash_text` the caller already has.
+    pub fn intern_hashed(&mut self, term: &str, hash: u64) -> (u32, bool) {
+        debug_assert_eq!(hash, hash_text(term));
         let text = &self.term_text;
         if let Some(&id) = self.vocab.find(hash, |&id| &*text[id as usize] == term) {
             return (id, false);

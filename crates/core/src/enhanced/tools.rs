@@ -3,14 +3,15 @@
 
 use std::sync::Mutex;
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::analyze::{self, is_cjk, Analyzer, WordMemo};
 use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
 use super::{EnhancedIndex, FIELDS};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotDoc, SlotStore};
+use crate::text::hash_text;
 
 /// An enhanced index's record of one tool: its name, server, analysed terms with their
 /// per-field frequencies, field lengths and name keys (read through the index).
@@ -37,7 +38,11 @@ impl SlotDoc for Doc {
 pub(super) struct Analyzed {
     pub(super) name: String,
     pub(super) server_key: Option<String>,
-    pub(super) tf: Vec<(String, [u16; FIELDS])>,
+    /// The tool's distinct terms, one after another (one allocation, not one a term).
+    pub(super) text: String,
+    /// Each distinct term in the order it first appears: its byte range in `text`, the hash
+    /// the vocabulary keys it by, and its per-field frequencies.
+    pub(super) tf: Vec<Term>,
     pub(super) len: [u32; FIELDS],
     pub(super) keys: Vec<(String, u8)>,
 }
@@ -45,14 +50,28 @@ pub(super) struct Analyzed {
 /// Tools a large build analyses (in parallel) before it links them.
 const BUILD_CHUNK: usize = 8192;
 
+/// One distinct term of an analysed tool (see [`Analyzed::tf`]).
+pub(super) struct Term {
+    start: u32,
+    len: u32,
+    hash: u64,
+    tfs: [u16; FIELDS],
+}
+
+impl Term {
+    fn text<'a>(&self, text: &'a str) -> &'a str {
+        &text[self.start as usize..(self.start + self.len) as usize]
+    }
+}
+
 /// What analysing many tools in a row reuses: the tokens of words already analysed (a
 /// catalog's tools share most of their words, so a build stems each distinct word once) and
 /// the per-tool term table.
 #[derive(Default)]
 pub(super) struct DocScratch {
     memo: WordMemo,
-    /// Term → (first position, per-field tf) of the tool being analysed.
-    terms: FxHashMap<String, (usize, [u16; FIELDS])>,
+    /// The tool being analysed: its distinct terms by hash, as indexes into its term list.
+    seen: HashTable<u32>,
 }
 
 /// A tool's five fields analysed: its distinct terms in the order they first appear, with
@@ -66,24 +85,34 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
         &doc.description,
         doc.schema_text.as_deref().unwrap_or(""),
     ];
-    let DocScratch { memo, terms } = scratch;
+    let DocScratch { memo, seen } = scratch;
+    seen.clear();
     let mut len = [0u32; FIELDS];
-    for (f, text) in texts.iter().enumerate() {
-        a.analyze_with(text, memo, |t| {
+    let mut text = String::new();
+    let mut tf: Vec<Term> = Vec::new();
+    for (f, field) in texts.iter().enumerate() {
+        a.analyze_with(field, memo, |t| {
             len[f] += 1;
-            let next = terms.len();
-            let tfs = match terms.get_mut(t.as_ref()) {
-                Some((_, tfs)) => tfs,
-                None => &mut terms.entry(t.into_owned()).or_insert((next, [0; FIELDS])).1,
+            let hash = hash_text(&t);
+            let i = match seen.find(hash, |&i| tf[i as usize].text(&text) == t) {
+                Some(&i) => i as usize,
+                None => {
+                    let i = tf.len();
+                    tf.push(Term {
+                        start: text.len() as u32,
+                        len: t.len() as u32,
+                        hash,
+                        tfs: [0; FIELDS],
+                    });
+                    text.push_str(&t);
+                    seen.insert_unique(hash, i as u32, |&j| tf[j as usize].hash);
+                    i
+                }
             };
+            let tfs = &mut tf[i].tfs;
             tfs[f] = tfs[f].saturating_add(1);
         });
     }
-    let mut order: Vec<(usize, String, [u16; FIELDS])> =
-        terms.drain().map(|(t, (i, tfs))| (i, t, tfs)).collect();
-    order.sort_unstable_by_key(|e| e.0);
-    let order: Vec<(String, [u16; FIELDS])> =
-        order.into_iter().map(|(_, t, tfs)| (t, tfs)).collect();
     let server_key = server.map(|s| compact(&name_key(s)));
     let full = name_key(&doc.name);
     let leaf_key = name_key(leaf);
@@ -98,7 +127,8 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
     Analyzed {
         name: doc.name.clone(),
         server_key,
-        tf: order,
+        text,
+        tf,
         len,
         keys,
     }
@@ -121,8 +151,9 @@ pub(super) fn deletions(word: &str) -> Vec<String> {
 impl EnhancedIndex {
     pub(super) fn link(&mut self, slot: u32, a: Analyzed) {
         let mut terms = Vec::with_capacity(a.tf.len());
-        for (tok, tfs) in a.tf {
-            let (id, _) = self.store.intern(&tok);
+        for t in &a.tf {
+            let (id, _) = self.store.intern_hashed(t.text(&a.text), t.hash);
+            let tfs = t.tfs;
             if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
                 let text = self.store.term_text[id as usize].clone();
                 if text.chars().count() >= 4 && !text.chars().any(is_cjk) {
