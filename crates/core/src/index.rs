@@ -14,8 +14,9 @@ use std::cell::{OnceCell, RefCell};
 use std::convert::Infallible;
 use std::sync::mpsc::{sync_channel, Receiver};
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::collector::{HitSink, TopK, SMALL_K};
 use crate::cosine::{Keep, Pass, Scratch};
@@ -27,7 +28,7 @@ use crate::names::NameMatcher;
 use crate::store::{
     self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore, MAX_NAMED_DUPLICATES,
 };
-use crate::text::{is_cjk, js_lower, js_lower_owned};
+use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned};
 use crate::tokenize::tokenize_and_stem_into;
 
 /// Field weights of the compat weighted TF: name, searchHint, description.
@@ -120,9 +121,19 @@ struct Analyzed {
     parsed: ParsedName,
     hint_lower: String,
     desc_lower: String,
-    /// `(field, byte range of the token in that field's lowercased text, weighted tf)` in
-    /// first-seen order: tokens stay slices of the texts, so only new vocabulary allocates.
-    tf: Vec<(u8, u32, u32, f64)>,
+    /// Each distinct token in first-seen order: its field, its byte range in that field's
+    /// lowercased text (tokens stay slices of the texts, so only new vocabulary allocates),
+    /// the hash the vocabulary keys it by, and its weighted tf.
+    tf: Vec<AnalyzedTerm>,
+}
+
+/// One distinct token of an analysed tool (see [`Analyzed::tf`]).
+struct AnalyzedTerm {
+    field: u8,
+    start: u32,
+    len: u32,
+    hash: u64,
+    tf: f64,
 }
 
 impl Analyzed {
@@ -145,32 +156,40 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
     let desc_lower = js_lower_owned(doc.description);
 
-    // Per token: where it was first seen, and its counts in the three fields. Sized for the
-    // usual tool up front (a word every ~8 bytes), so the map rarely grows.
+    // Per token: where it was first seen, its hash, and its counts in the three fields; found
+    // again by its hash. Sized for the usual tool up front (a word every ~8 bytes), so the
+    // table rarely grows.
+    let texts = [name_text.as_str(), &hint_lower, &desc_lower];
     let guess = ((name_text.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
-    let mut order: Vec<(u8, u32, u32, [u32; 3])> = Vec::with_capacity(guess);
-    let mut pos: FxHashMap<&str, usize> =
-        FxHashMap::with_capacity_and_hasher(guess, Default::default());
+    let mut order: Vec<(u8, u32, u32, u64, [u32; 3])> = Vec::with_capacity(guess);
+    let mut pos: HashTable<u32> = HashTable::with_capacity(guess);
     let mut max = [0u32; 3];
-    for (field, text) in [name_text, &hint_lower, &desc_lower]
-        .into_iter()
-        .enumerate()
-    {
+    for (field, text) in texts.into_iter().enumerate() {
         let base = text.as_ptr() as usize;
         tokenize_and_stem_into(text, |t| {
-            let i = *pos.entry(t).or_insert_with(|| {
-                // `t` is a slice of `text`: keep its range, not a copy.
-                let start = (t.as_ptr() as usize - base) as u32;
-                order.push((field as u8, start, t.len() as u32, [0; 3]));
-                order.len() - 1
-            });
-            order[i].3[field] += 1;
-            max[field] = max[field].max(order[i].3[field]);
+            let hash = hash_text(t);
+            let seen = |&i: &u32| {
+                let (f, start, len, _, _) = order[i as usize];
+                &texts[f as usize][start as usize..(start + len) as usize] == t
+            };
+            let i = match pos.find(hash, seen) {
+                Some(&i) => i as usize,
+                None => {
+                    // `t` is a slice of `text`: keep its range, not a copy.
+                    let start = (t.as_ptr() as usize - base) as u32;
+                    order.push((field as u8, start, t.len() as u32, hash, [0; 3]));
+                    let i = order.len() - 1;
+                    pos.insert_unique(hash, i as u32, |&j| order[j as usize].3);
+                    i
+                }
+            };
+            order[i].4[field] += 1;
+            max[field] = max[field].max(order[i].4[field]);
         });
     }
     let tf = order
         .iter()
-        .map(|&(field, start, len, counts)| {
+        .map(|&(field, start, len, hash, counts)| {
             let mut best = f64::NEG_INFINITY;
             for f in 0..3 {
                 if counts[f] > 0 {
@@ -180,7 +199,13 @@ fn analyze(doc: ToolDoc) -> Analyzed {
                     }
                 }
             }
-            (field, start, len, best)
+            AnalyzedTerm {
+                field,
+                start,
+                len,
+                hash,
+                tf: best,
+            }
         })
         .collect();
     drop(pos);
@@ -371,9 +396,10 @@ impl ToolIndex {
     fn link(&mut self, slot: u32, a: Analyzed) {
         self.names.add(slot, &a.parsed.full);
         let mut terms = Vec::with_capacity(a.tf.len());
-        for &(field, start, len, tf) in &a.tf {
-            let tok = a.token(field, start, len);
-            let (id, new) = self.store.intern(tok);
+        for t in &a.tf {
+            let tok = a.token(t.field, t.start, t.len);
+            let (id, new) = self.store.intern_hashed(tok, t.hash);
+            let tf = t.tf;
             if new {
                 self.idf.push(0.0);
             }
