@@ -28,7 +28,7 @@ use crate::names::NameMatcher;
 use crate::store::{
     self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore, MAX_NAMED_DUPLICATES,
 };
-use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned};
+use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned, span};
 use crate::tokenize::tokenize_and_stem_into;
 
 /// Field weights of the compat weighted TF: name, searchHint, description.
@@ -137,13 +137,9 @@ struct AnalyzedTerm {
 }
 
 impl Analyzed {
-    fn token(&self, field: u8, start: u32, len: u32) -> &str {
-        let text = match field {
-            0 => &self.parsed.full,
-            1 => &self.hint_lower,
-            _ => &self.desc_lower,
-        };
-        &text[start as usize..(start + len) as usize]
+    fn token(&self, t: &AnalyzedTerm) -> &str {
+        let texts = [&self.parsed.full, &self.hint_lower, &self.desc_lower];
+        span(texts[usize::from(t.field)], t.start, t.len)
     }
 }
 
@@ -170,7 +166,7 @@ fn analyze(doc: ToolDoc) -> Analyzed {
             let hash = hash_text(t);
             let seen = |&i: &u32| {
                 let (f, start, len, _, _) = order[i as usize];
-                &texts[f as usize][start as usize..(start + len) as usize] == t
+                span(texts[usize::from(f)], start, len) == t
             };
             let i = match pos.find(hash, seen) {
                 Some(&i) => i as usize,
@@ -397,7 +393,7 @@ impl ToolIndex {
         self.names.add(slot, &a.parsed.full);
         let mut terms = Vec::with_capacity(a.tf.len());
         for t in &a.tf {
-            let tok = a.token(t.field, t.start, t.len);
+            let tok = a.token(t);
             let (id, new) = self.store.intern_hashed(tok, t.hash);
             let tf = t.tf;
             if new {

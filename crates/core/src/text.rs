@@ -107,6 +107,12 @@ pub fn contains_word_bounded(text: &str, term: &str) -> bool {
     false
 }
 
+/// The `len` bytes of `text` from byte `start`: a token kept as a range of the text it came
+/// from.
+pub(crate) fn span(text: &str, start: u32, len: u32) -> &str {
+    &text[start as usize..(start + len) as usize]
+}
+
 /// The hash the name and term tables key text by (FxHash, as the index's other maps).
 pub(crate) fn hash_text(text: &str) -> u64 {
     use std::hash::BuildHasher;

@@ -11,7 +11,7 @@ use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, 
 use super::{EnhancedIndex, FIELDS};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotDoc, SlotStore};
-use crate::text::hash_text;
+use crate::text::{hash_text, span};
 
 /// An enhanced index's record of one tool: its name, server, analysed terms with their
 /// per-field frequencies, field lengths and name keys (read through the index).
@@ -60,7 +60,7 @@ pub(super) struct Term {
 
 impl Term {
     fn text<'a>(&self, text: &'a str) -> &'a str {
-        &text[self.start as usize..(self.start + self.len) as usize]
+        span(text, self.start, self.len)
     }
 }
 
