@@ -403,13 +403,23 @@ describe('gateway over Streamable HTTP (MCP SDK client, bearer token, JSON logs;
 
   test('http: --json-logs writes one JSON object a line, with a ready event per server', async () => {
     await client.listTools()
+    // The log reaches this process through the child's stderr, which can arrive after the
+    // HTTP answer: read it until every server's ready event is there.
+    const readyOf = () =>
+      err
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.event === 'ready')
+        .map((e) => e.server)
+        .sort()
+    await until('a ready event from every server', async () => new Set(readyOf()).size >= 4)
     const events = err
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l))
     expect(events.every((e) => typeof e.ts === 'string' && typeof e.event === 'string')).toBe(true)
-    const ready = events.filter((e) => e.event === 'ready').map((e) => e.server)
-    expect(ready.sort()).toEqual(['everything', 'filesystem', 'flaky', 'memory'])
+    expect(readyOf()).toEqual(['everything', 'filesystem', 'flaky', 'memory'])
   })
 
   behaviour('http', () => ({ client, stderr: () => err, listChanged: () => changed, logs }))
