@@ -143,18 +143,12 @@ impl<'a> Iterator for AsciiBounds<'a> {
         let mut prev = class(b[start]);
         let mut cur = b.get(end).map(|&x| class(x));
         while let Some(c) = cur {
-            // Letters and digits join whatever surrounds them (WB5, WB8–WB10): most bytes of
-            // a word go through this test alone, without the bytes around them.
-            if matches!(prev, Class::Letter | Class::Digit)
-                && matches!(c, Class::Letter | Class::Digit)
-            {
-                (before, prev) = (Some(prev), c);
-                end += 1;
-                cur = b.get(end).map(|&x| class(x));
-                continue;
-            }
             let after = b.get(end + 1).map(|&x| class(x));
-            if !joins(before, prev, c, after) {
+            // Letters and digits join whatever surrounds them (WB5, WB8–WB10): most bytes of
+            // a word need no other rule.
+            let word = matches!(prev, Class::Letter | Class::Digit)
+                && matches!(c, Class::Letter | Class::Digit);
+            if !word && !joins(before, prev, c, after) {
                 break;
             }
             (before, prev, cur) = (Some(prev), c, after);
