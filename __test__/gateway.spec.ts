@@ -828,9 +828,11 @@ describe('gateway: process trees, the first tools/list, server names', () => {
     })
     try {
       await until('the server to start', async () => running(marker).length > 0 || undefined, 5_000)
-      // The wrapper's exit (after 1 s, well inside the connect deadline) closes the connection; its
-      // child, re-parented by then, is no longer below it and is found by its run marker.
-      const gone = await until('the orphaned server to be killed', async () => running(marker).length === 0 || undefined, 8_000).catch(() => false)
+      // The wrapper exits after 1 s; its child, re-parented and still holding the connection's
+      // pipes, keeps the attempt open until the 8 s connect deadline ends it. The child is no longer
+      // below the wrapper and is found by its run marker. (Waiting only 8 s from here raced that
+      // deadline: a loaded run gave up 0.25 s before it.)
+      const gone = await until('the orphaned server to be killed', async () => running(marker).length === 0 || undefined, 14_000).catch(() => false)
       expect(gone).toBe(true)
     } finally {
       await c.close()
