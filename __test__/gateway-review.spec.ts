@@ -200,7 +200,7 @@ test("an upstream's own -32001 after progress past callTimeoutMs is its answer, 
   }
 }, 60_000)
 
-test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed), not kept listed for good', async () => {
+test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed or unavailable), not kept listed for good', async () => {
   const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['echo'] } } }, 'inner')
   const served = await gw.serveHttp(inner, { port: 0, log: quiet })
   void inner.start()
@@ -215,9 +215,17 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
     await served.close()
     await inner.close()
     innerOpen = false
-    const out = (await outer.execute(name, { text: 'down' }, session)) as { isError?: boolean; structuredContent?: { failed?: string } }
+    // The call fails either way the outer gateway learns that the server went away: during the
+    // call (the request fails: `connection_closed`), or just before it, when a tools/list_changed
+    // notice from the closing server made it list again and that listing failed (`unavailable`).
+    const out = (await outer.execute(name, { text: 'down' }, session)) as {
+      isError?: boolean
+      structuredContent?: { failed?: string; refused?: string; server?: string }
+    }
     expect(out.isError).toBe(true)
-    expect(out.structuredContent?.failed).toBe('connection_closed')
+    const why = out.structuredContent?.failed ?? out.structuredContent?.refused
+    expect(['connection_closed', 'unavailable']).toContain(why)
+    expect(out.structuredContent?.server).toBe('inner')
     const after = await outer.search('echo', 5, session)
     expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
   } finally {
