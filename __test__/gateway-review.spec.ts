@@ -224,7 +224,7 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
     }
     expect(out.isError).toBe(true)
     const why = out.structuredContent?.failed ?? out.structuredContent?.refused
-    expect(['connection_closed', 'unavailable']).toContain(why)
+    expect(['connection_closed', 'unavailable']).toContain(String(why))
     expect(out.structuredContent?.server).toBe('inner')
     const after = await outer.search('echo', 5, session)
     expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
