@@ -30,6 +30,17 @@ beforeAll(async () => {
     const event = (n: number) => `event: message\ndata: ${'y'.repeat(n)}\n\n`
     if (req.url === '/sse-many') return send('text/event-stream', Array.from({ length: 8 }, () => event(LIMIT / 2)).join(''))
     if (req.url === '/sse-one-big') return send('text/event-stream', event(LIMIT + 10))
+    // A request's stream: progress, then (on /rpc-answered) the answer to request 7, split across
+    // writes in the middle of a multi-byte character; /rpc-cut ends after the progress.
+    if (req.url === '/rpc-answered' || req.url === '/rpc-cut') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } })}\n\n`)
+      if (req.url === '/rpc-cut') return res.end()
+      const answer = Buffer.from(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { text: 'ré' } })}\n\n`)
+      const cut = answer.indexOf(Buffer.from('é')) + 1
+      res.write(answer.subarray(0, cut))
+      return setTimeout(() => res.end(answer.subarray(cut)), 20)
+    }
     // An MCP "server" whose answer to initialize never ends: 64 MiB of one JSON string.
     if (req.url === '/mcp') {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -65,6 +76,17 @@ describe('boundedFetch', () => {
   test('an event stream is bounded by its events, not its length', async () => {
     expect((await (await f(`${base}/sse-many`)).text()).length).toBeGreaterThan(2 * LIMIT)
     await expect((await f(`${base}/sse-one-big`)).text()).rejects.toThrow(/over 65536 bytes/)
+  })
+  test("a request's stream that ends before answering it fails; one that answers it, a notification's and a GET's do not", async () => {
+    const post = (body: unknown) => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }
+    await expect((await f(`${base}/rpc-cut`, post(call))).text()).rejects.toThrow(fetchMod.StreamEndedError)
+    await expect((await f(`${base}/rpc-cut`, post([call, { ...call, id: 'x' }]))).text()).rejects.toThrow(/before answering 2 requests/)
+    expect(await (await f(`${base}/rpc-answered`, post(call))).text()).toContain('"result":{"text":"ré"}')
+    // Answered for id 7 only: a batch that also waits for "x" still fails.
+    await expect((await f(`${base}/rpc-answered`, post([call, { ...call, id: 'x' }]))).text()).rejects.toThrow(/before answering the request/)
+    expect(await (await f(`${base}/rpc-cut`, post({ jsonrpc: '2.0', method: 'notifications/initialized' }))).text()).toContain('progress')
+    expect(await (await f(`${base}/rpc-cut`)).text()).toContain('progress')
   })
 })
 
@@ -228,6 +250,41 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
     expect(out.structuredContent?.server).toBe('inner')
     const after = await outer.search('echo', 5, session)
     expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
+  } finally {
+    await outer.close()
+    if (innerOpen) {
+      await served.close()
+      await inner.close()
+    }
+  }
+}, 60_000)
+
+test('a call running on an HTTP upstream that shuts down fails as connection_closed, without waiting for its deadline', async () => {
+  const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['count_slowly'] } } }, 'inner')
+  const served = await gw.serveHttp(inner, { port: 0, log: quiet })
+  await inner.start()
+  // Without the check, the call would wait out its 120 s deadline, past this test's 60 s.
+  const outer = gatewayOf({ mcpServers: { inner: { url: served.url } }, gateway: { callTimeoutMs: 120_000, backoffInitialMs: 60_000 } }, 'outer')
+  let innerOpen = true
+  try {
+    await outer.start()
+    const session = newSession()
+    const name = 'mcp__inner__mcp__flaky__count_slowly'
+    expect((await outer.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
+    let progressed!: () => void
+    const progress = new Promise<void>((r) => (progressed = r))
+    const call = outer.execute(name, { to: 1000, delay_ms: 100 }, session, { onProgress: () => progressed() })
+    await progress
+    // The inner gateway ends its sessions' streams quietly, then stops listening.
+    await served.close()
+    await inner.close()
+    innerOpen = false
+    const out = (await call) as { isError?: boolean; structuredContent?: { failed?: string; server?: string } }
+    expect(out.isError).toBe(true)
+    expect(out.structuredContent).toMatchObject({ failed: 'connection_closed', server: 'inner' })
+    const after = await outer.search('count', 5, session)
+    expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
+    expect(after.unavailable_servers[0].error).toMatch(/^hung: no answer to ping within \d+ ms after a transport error/)
   } finally {
     await outer.close()
     if (innerOpen) {

@@ -84,6 +84,8 @@ export class Upstream {
   private attempt = 0
   private timer: NodeJS.Timeout | undefined
   private generation = 0
+  /** The generation whose liveness is being checked (one ping at a time). */
+  private checking: number | undefined
   /** Log listeners of the calls in flight (an upstream's log messages are not tied to a request). */
   private readonly logListeners = new Set<(params: Record<string, unknown>) => void>()
   private firstRound: Promise<void>
@@ -149,7 +151,13 @@ export class Upstream {
       transport = c.transport === 'sse' ? new sdk.SSEClientTransport(new URL(c.url!), init) : new sdk.StreamableHTTPClientTransport(new URL(c.url!), init)
     }
     const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
-    client.onerror = (e: Error) => this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
+    client.onerror = (e: Error) => {
+      this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
+      // Over HTTP a stream that broke, or ended before its answers, leaves its requests waiting
+      // for their deadlines: a ping tells a server that is gone (it then goes down, and those
+      // requests fail as connection_closed) from one that only dropped a stream.
+      if (c.transport !== 'stdio' && this.state === 'ready') void this.checkAlive(gen, `a transport error (${e?.message ?? e})`)
+    }
     client.setNotificationHandler(sdk.types.LoggingMessageNotificationSchema, (n: { params: Record<string, unknown> }) => {
       if (gen !== this.generation) return
       if (this.logListeners.size === 0) {
@@ -351,7 +359,7 @@ export class Upstream {
       const now = Date.now()
       const timedOut = now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs
       if (err?.code === sdk.types.ErrorCode.RequestTimeout && timedOut) {
-        void this.checkAlive(gen)
+        void this.checkAlive(gen, 'a call deadline')
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
       // Over HTTP a dead or restarted upstream never closes the connection: its requests fail
@@ -368,14 +376,20 @@ export class Upstream {
     }
   }
 
-  /** After a deadline: ping; no answer means the server hangs. */
-  private async checkAlive(gen: number): Promise<void> {
+  /**
+   * Ping after a call deadline or (over HTTP) a transport error: no answer, or a request that
+   * fails, takes the server down as hung, with its process tree. `after` says what came first.
+   */
+  private async checkAlive(gen: number, after: string): Promise<void> {
     const client = this.client
-    if (!client || gen !== this.generation) return
+    if (!client || gen !== this.generation || this.checking === gen) return
+    this.checking = gen
     try {
       await withDeadline(client.ping({ timeout: this.settings.listTimeoutMs }), this.settings.listTimeoutMs, 'ping timed out')
     } catch (e) {
-      this.down(gen, `hung: no answer to ping within ${this.settings.listTimeoutMs} ms after a call deadline`, true)
+      this.down(gen, `hung: no answer to ping within ${this.settings.listTimeoutMs} ms after ${after} (${(e as Error)?.message ?? e})`, true)
+    } finally {
+      if (this.checking === gen) this.checking = undefined
     }
   }
 
