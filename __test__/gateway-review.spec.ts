@@ -294,6 +294,42 @@ test('a call running on an HTTP upstream that shuts down fails as connection_clo
   }
 }, 60_000)
 
+test('the same for a stateless HTTP server (no GET stream): its request stream that ends quietly before the answer counts', async () => {
+  const { spawn } = require('node:child_process') as typeof import('node:child_process')
+  const script = require('node:path').join(__dirname, 'fixtures', 'gateway', 'stateless-http-server.mjs') as string
+  const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] })
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.once('data', (b: Buffer) => resolve(JSON.parse(b.toString()).url))
+      child.once('exit', () => reject(new Error('the server exited')))
+    })
+    // Without reading for the answer, the quiet end would leave the call to its 120 s deadline.
+    const g = gatewayOf({ mcpServers: { stateless: { url } }, gateway: { callTimeoutMs: 120_000, backoffInitialMs: 60_000 } }, 'outer')
+    try {
+      await g.start()
+      const session = newSession()
+      const name = 'mcp__stateless__count_slowly'
+      expect((await g.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
+      expect(await g.execute(name, { to: 2, delay_ms: 10 }, session)).toMatchObject({ content: [{ type: 'text', text: 'counted to 2' }] })
+      let progressed!: () => void
+      const progress = new Promise<void>((r) => (progressed = r))
+      const call = g.execute(name, { to: 10000, delay_ms: 100 }, session, { onProgress: () => progressed() })
+      await progress
+      const exited = new Promise((r) => child.once('exit', r))
+      child.stdin!.write('stop\n')
+      await exited
+      const out = (await call) as { isError?: boolean; structuredContent?: { failed?: string; server?: string } }
+      expect(out.structuredContent).toMatchObject({ failed: 'connection_closed', server: 'stateless' })
+      const after = await g.search('count', 5, session)
+      expect(after.unavailable_servers[0].error).toMatch(/after a transport error \(SSE stream disconnected: StreamEndedError/)
+    } finally {
+      await g.close()
+    }
+  } finally {
+    child.kill('SIGKILL')
+  }
+}, 60_000)
+
 test("at most 32 new sessions' bodies are read at once; more get 503 at once", async () => {
   const g = gatewayOf({ mcpServers: {} })
   const served = await gw.serveHttp(g, { port: 0, log: quiet })
