@@ -222,21 +222,49 @@ test("an upstream's own -32001 after progress past callTimeoutMs is its answer, 
   }
 }, 60_000)
 
-test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed or unavailable), not kept listed for good', async () => {
-  const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['echo'] } } }, 'inner')
+/**
+ * A gateway over the flaky server (`alwaysLoad` its `tool`), served over HTTP as the upstream
+ * `inner` of a second gateway with `settings`; `run` gets the outer gateway, a session in which
+ * the tool was found, the tool's name there, and `stopInner`, which shuts the inner one down.
+ */
+async function throughHttp(
+  tool: string,
+  settings: Record<string, unknown>,
+  run: (outer: any, session: ReturnType<typeof newSession>, name: string, stopInner: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: [tool] } } }, 'inner')
   const served = await gw.serveHttp(inner, { port: 0, log: quiet })
-  void inner.start()
-  const outer = gatewayOf({ mcpServers: { inner: { url: served.url } }, gateway: { connectTimeoutMs: 8000, backoffInitialMs: 60_000 } }, 'outer')
+  await inner.start()
+  const outer = gatewayOf({ mcpServers: { inner: { url: served.url } }, gateway: settings }, 'outer')
   let innerOpen = true
+  const stopInner = async () => {
+    innerOpen = false
+    await served.close()
+    await inner.close()
+  }
   try {
     await outer.start()
     const session = newSession()
-    const name = 'mcp__inner__mcp__flaky__echo'
+    const name = `mcp__inner__mcp__flaky__${tool}`
     expect((await outer.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
+    await run(outer, session, name, stopInner)
+  } finally {
+    await outer.close()
+    if (innerOpen) await stopInner()
+  }
+}
+
+/** An `onProgress` for a call, and a promise of its first progress notice. */
+function firstProgress(): { onProgress: () => void; progressed: Promise<void> } {
+  let onProgress!: () => void
+  const progressed = new Promise<void>((r) => (onProgress = () => r()))
+  return { onProgress, progressed }
+}
+
+test('an HTTP upstream that goes away is taken down (its calls fail as connection_closed or unavailable), not kept listed for good', async () => {
+  await throughHttp('echo', { connectTimeoutMs: 8000, backoffInitialMs: 60_000 }, async (outer, session, name, stopInner) => {
     expect(await outer.execute(name, { text: 'up' }, session)).toMatchObject({ structuredContent: { echoed: 'up' } })
-    await served.close()
-    await inner.close()
-    innerOpen = false
+    await stopInner()
     // The call fails either way the outer gateway learns that the server went away: during the
     // call (the request fails: `connection_closed`), or just before it, when a tools/list_changed
     // notice from the closing server made it list again and that listing failed (`unavailable`).
@@ -250,48 +278,24 @@ test('an HTTP upstream that goes away is taken down (its calls fail as connectio
     expect(out.structuredContent?.server).toBe('inner')
     const after = await outer.search('echo', 5, session)
     expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
-  } finally {
-    await outer.close()
-    if (innerOpen) {
-      await served.close()
-      await inner.close()
-    }
-  }
+  })
 }, 60_000)
 
 test('a call running on an HTTP upstream that shuts down fails as connection_closed, without waiting for its deadline', async () => {
-  const inner = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY], alwaysLoad: ['count_slowly'] } } }, 'inner')
-  const served = await gw.serveHttp(inner, { port: 0, log: quiet })
-  await inner.start()
   // Without the check, the call would wait out its 120 s deadline, past this test's 60 s.
-  const outer = gatewayOf({ mcpServers: { inner: { url: served.url } }, gateway: { callTimeoutMs: 120_000, backoffInitialMs: 60_000 } }, 'outer')
-  let innerOpen = true
-  try {
-    await outer.start()
-    const session = newSession()
-    const name = 'mcp__inner__mcp__flaky__count_slowly'
-    expect((await outer.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
-    let progressed!: () => void
-    const progress = new Promise<void>((r) => (progressed = r))
-    const call = outer.execute(name, { to: 1000, delay_ms: 100 }, session, { onProgress: () => progressed() })
-    await progress
+  await throughHttp('count_slowly', { callTimeoutMs: 120_000, backoffInitialMs: 60_000 }, async (outer, session, name, stopInner) => {
+    const { onProgress, progressed } = firstProgress()
+    const call = outer.execute(name, { to: 1000, delay_ms: 100 }, session, { onProgress })
+    await progressed
     // The inner gateway ends its sessions' streams quietly, then stops listening.
-    await served.close()
-    await inner.close()
-    innerOpen = false
+    await stopInner()
     const out = (await call) as { isError?: boolean; structuredContent?: { failed?: string; server?: string } }
     expect(out.isError).toBe(true)
     expect(out.structuredContent).toMatchObject({ failed: 'connection_closed', server: 'inner' })
     const after = await outer.search('count', 5, session)
     expect(after.unavailable_servers.map((u: { server: string }) => u.server)).toEqual(['inner'])
     expect(after.unavailable_servers[0].error).toMatch(/^hung: no answer to ping within \d+ ms after a transport error/)
-  } finally {
-    await outer.close()
-    if (innerOpen) {
-      await served.close()
-      await inner.close()
-    }
-  }
+  })
 }, 60_000)
 
 test('the same for a stateless HTTP server (no GET stream): its request stream that ends quietly before the answer counts', async () => {
@@ -311,10 +315,9 @@ test('the same for a stateless HTTP server (no GET stream): its request stream t
       const name = 'mcp__stateless__count_slowly'
       expect((await g.search(`select:${name}`, 1, session)).matches.map((m: { name: string }) => m.name)).toEqual([name])
       expect(await g.execute(name, { to: 2, delay_ms: 10 }, session)).toMatchObject({ content: [{ type: 'text', text: 'counted to 2' }] })
-      let progressed!: () => void
-      const progress = new Promise<void>((r) => (progressed = r))
-      const call = g.execute(name, { to: 10000, delay_ms: 100 }, session, { onProgress: () => progressed() })
-      await progress
+      const { onProgress, progressed } = firstProgress()
+      const call = g.execute(name, { to: 10000, delay_ms: 100 }, session, { onProgress })
+      await progressed
       const exited = new Promise((r) => child.once('exit', r))
       child.stdin!.write('stop\n')
       await exited
