@@ -197,6 +197,30 @@ test('tool text and name words', () => {
   expect(toolText({ name: 'x_y' })).toBe('x y')
 })
 
+describe('model directories', () => {
+  test('defaultModelDir: each model its own variable, else the cache folder', () => {
+    const saved = { m: process.env.TOOL_INDEX_MODEL_DIR, e: process.env.TOOL_INDEX_MULTILINGUAL_MODEL_DIR, x: process.env.XDG_CACHE_HOME }
+    const restore = (k: string, v: string | undefined) => (v === undefined ? delete process.env[k] : (process.env[k] = v))
+    try {
+      delete process.env.TOOL_INDEX_MODEL_DIR
+      delete process.env.TOOL_INDEX_MULTILINGUAL_MODEL_DIR
+      process.env.XDG_CACHE_HOME = '/tmp/xdg'
+      expect(defaultModelDir()).toBe(path.join('/tmp/xdg', 'tool-index', 'models', 'all-MiniLM-L6-v2'))
+      expect(defaultModelDir('multilingual-e5-small')).toBe(path.join('/tmp/xdg', 'tool-index', 'models', 'multilingual-e5-small'))
+      process.env.TOOL_INDEX_MODEL_DIR = '/models/minilm'
+      expect(defaultModelDir()).toBe('/models/minilm')
+      expect(defaultModelDir('multilingual-e5-small')).toBe(path.join('/tmp/xdg', 'tool-index', 'models', 'multilingual-e5-small'))
+      process.env.TOOL_INDEX_MULTILINGUAL_MODEL_DIR = '/models/e5'
+      expect(defaultModelDir('multilingual-e5-small')).toBe('/models/e5')
+      expect(() => defaultModelDir('bert-base' as never)).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    } finally {
+      restore('TOOL_INDEX_MODEL_DIR', saved.m)
+      restore('TOOL_INDEX_MULTILINGUAL_MODEL_DIR', saved.e)
+      restore('XDG_CACHE_HOME', saved.x)
+    }
+  })
+})
+
 describe('a host embedder (embedderFromFunction)', () => {
   // A real, if crude, embedding: letter-trigram counts hashed into 64 buckets.
   const trigram = (t: string) => {
@@ -699,6 +723,47 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     }
   })
 
+  test('prompts from config_sentence_transformers.json go before requests and tool texts, keyed apart in the cache', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tool-index-prompts-'))
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'tool-index-prompts-cache-'))
+    try {
+      for (const f of ['config.json', 'tokenizer.json', 'model.safetensors']) symlinkSync(path.join(modelDir, f), path.join(dir, f))
+      const plain = loadLocalEncoder({ modelDir: dir, cacheDir: false })
+      expect(plain.prompts).toEqual({ query: '', document: '' })
+      expect(loadLocalEncoder({ cacheDir: false }).prompts).toEqual({ query: '', document: '' })
+      writeFileSync(path.join(dir, 'config_sentence_transformers.json'), JSON.stringify({ prompts: { query: 'query: ', passage: 'passage: ' } }))
+      const prompted = loadLocalEncoder({ modelDir: dir, cacheDir: cache })
+      expect(prompted.prompts).toEqual({ query: 'query: ', document: 'passage: ' })
+      expect(prompted.id).not.toBe(plain.id)
+      const text = 'send an email to the team'
+      const [doc] = await prompted.embed([text])
+      const [req] = await prompted.embed([text], { query: true })
+      const [reqSync] = prompted.embedSync([text], { query: true })
+      const [wantDoc, wantReq] = plain.embedSync([`passage: ${text}`, `query: ${text}`])
+      expect(cos(doc, wantDoc)).toBeGreaterThanOrEqual(0.9999)
+      expect(cos(req, wantReq)).toBeGreaterThanOrEqual(0.9999)
+      expect(cos(reqSync, wantReq)).toBeGreaterThanOrEqual(0.9999)
+      // The tool text's vector is cached; the request that reads alike is not served from it.
+      expect(cos(req, doc)).toBeLessThan(0.999)
+      expect(prompted.cached).toBe(1)
+      // A `query` polluted onto Object.prototype is not an option.
+      ;(Object.prototype as Record<string, unknown>).query = true
+      try {
+        const [polluted] = await prompted.embed([text], {})
+        expect(cos(polluted, doc)).toBeGreaterThanOrEqual(0.9999)
+      } finally {
+        delete (Object.prototype as Record<string, unknown>).query
+      }
+      for (const bad of ['{"prompts":{"query":7}}', '{"prompts":["query: "]}', 'not json', JSON.stringify({ prompts: { query: 'x'.repeat(257) } })]) {
+        writeFileSync(path.join(dir, 'config_sentence_transformers.json'), bad)
+        expect(() => loadLocalEncoder({ modelDir: dir, cacheDir: false })).toThrow(expect.objectContaining({ code: 'E_MODEL_INVALID' }))
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+      rmSync(cache, { recursive: true, force: true })
+    }
+  })
+
   test('the model id follows the weights and the tokenizer, not only their sizes; a weights file cut short while loading never kills the process', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tool-index-weights-'))
     try {
@@ -798,4 +863,40 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
       expect.objectContaining({ code: 'E_MODEL_NOT_FOUND' }),
     )
   })
+})
+
+// multilingual-e5-small, 4-bit, converted by scripts/convert-e5.mjs (bash scripts/fetch-model.sh
+// multilingual-e5-small). Skipped without it, like the MiniLM tests.
+const e5Dir = defaultModelDir('multilingual-e5-small')
+const e5Ready = haveAddon && hasModel(e5Dir)
+if (haveAddon && !e5Ready) console.log(`[encoder.spec] skipping the multilingual-e5-small tests: no model in ${e5Dir} (bash scripts/fetch-model.sh multilingual-e5-small)`)
+
+describe.skipIf(!e5Ready)('local encoder, multilingual-e5-small (real weights, converted)', () => {
+  const ref = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'e5-reference.json'), 'utf8')) as {
+    query: Record<string, number[]>
+    passage: Record<string, number[]>
+  }
+
+  test("matches the wheel's own engine with its prompts (cosine >= 0.999), requests and tool texts", async () => {
+    const enc = loadLocalEncoder({ modelDir: e5Dir, cacheDir: false })
+    expect(enc.dim).toBe(384)
+    expect(enc.prompts).toEqual({ query: 'query: ', document: 'passage: ' })
+    // No model card: about 100 languages, so every request is embedded as it is.
+    expect(enc.languages).toBeUndefined()
+    for (const [kind, vectors] of [['query', ref.query], ['passage', ref.passage]] as const) {
+      const texts = Object.keys(vectors)
+      const got = await enc.embed(texts, { query: kind === 'query' })
+      for (const [i, t] of texts.entries()) expect(cos(got[i], vectors[t])).toBeGreaterThanOrEqual(0.999)
+    }
+  }, 60_000)
+
+  test('fused search reads a Chinese request itself, no lexicon word needed', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: loadLocalEncoder({ modelDir: e5Dir, cacheDir: false }) })
+    await idx.ready
+    expect(idx.readsRequest('帮我订一张周五晚上两个人的餐桌')).toBe(true)
+    expect((await idx.searchVector('帮我订一张周五晚上两个人的餐桌', 1))[0].name).toBe('book_restaurant')
+    expect((await idx.searchVector('一百美元能换多少欧元', 1))[0].name).toBe('convert_currency')
+    expect((await idx.searchFused('给团队发邮件说构建失败了', 3))[0].name).toBe('send_email')
+  }, 60_000)
+
 })

@@ -27,11 +27,18 @@ export declare class LocalEncoder {
    * Embed texts off the JS thread: resolves to one flat Float32Array of `texts.length * dim`
    * floats (row i is text i), each row L2-normalized. Cached texts are not recomputed; new
    * vectors are added to the cache and the cache file is rewritten, unless `keep` is false
-   * (search requests: read from the cache, never added to it).
+   * (search requests: read from the cache, never added to it). `query` marks search requests
+   * for a model with prompts (`config_sentence_transformers.json`): they get its query prompt,
+   * other texts its document prompt.
    */
-  embed(texts: Array<string>, keep?: boolean | undefined | null): Promise<Float32Array>
+  embed(texts: Array<string>, keep?: boolean | undefined | null, query?: boolean | undefined | null): Promise<Float32Array>
   /** Embed texts on the calling thread (for tools and tests; blocks the JS thread). */
-  embedSync(texts: Array<string>, keep?: boolean | undefined | null): Float32Array
+  embedSync(texts: Array<string>, keep?: boolean | undefined | null, query?: boolean | undefined | null): Float32Array
+  /**
+   * The prompts the model puts before search requests and before texts searched (empty
+   * strings for a model without them).
+   */
+  get prompts(): Prompts
   /** Number of vectors in the on-disk cache (0 without one). */
   get cached(): number
 }
@@ -42,4 +49,12 @@ export interface LoadOptions {
   maxTokens?: number
   /** Directory of the on-disk vector cache (keyed by model id and text); none: no cache. */
   cacheDir?: string
+}
+
+/** A model's prompts (see `LocalEncoder.prompts`). */
+export interface Prompts {
+  /** Before a search request. */
+  query: string
+  /** Before a text searched. */
+  document: string
 }

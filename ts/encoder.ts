@@ -144,14 +144,23 @@ export function modelCardLanguages(dir: string): string[] | undefined {
   }
 }
 
-/** The default model directory: `$TOOL_INDEX_MODEL_DIR`, else `~/.cache/tool-index/models/all-MiniLM-L6-v2`. */
-export function defaultModelDir(): string {
-  const env = process.env.TOOL_INDEX_MODEL_DIR
+/** The models `scripts/fetch-model.sh` fetches. */
+export type LocalModel = 'all-MiniLM-L6-v2' | 'multilingual-e5-small'
+
+/**
+ * The directory `scripts/fetch-model.sh` puts a model in: for all-MiniLM-L6-v2 (the default)
+ * `$TOOL_INDEX_MODEL_DIR`, for multilingual-e5-small `$TOOL_INDEX_MULTILINGUAL_MODEL_DIR`, else
+ * `~/.cache/tool-index/models/<model>` (`$XDG_CACHE_HOME` for `~/.cache`).
+ */
+export function defaultModelDir(model: LocalModel = 'all-MiniLM-L6-v2'): string {
+  if (model !== 'all-MiniLM-L6-v2' && model !== 'multilingual-e5-small') {
+    throw new EncoderError('E_INVALID_ARG', `model must be 'all-MiniLM-L6-v2' or 'multilingual-e5-small', got ${String(model)}`)
+  }
+  const env = model === 'all-MiniLM-L6-v2' ? process.env.TOOL_INDEX_MODEL_DIR : process.env.TOOL_INDEX_MULTILINGUAL_MODEL_DIR
   if (env && env.trim()) return env
   const cache = process.env.XDG_CACHE_HOME && process.env.XDG_CACHE_HOME.trim() ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache')
-  return path.join(cache, 'tool-index', 'models', 'all-MiniLM-L6-v2')
+  return path.join(cache, 'tool-index', 'models', model)
 }
-
 /** The default vector-cache directory: `$TOOL_INDEX_VECTOR_CACHE`, else `~/.cache/tool-index/vectors`. */
 export function defaultCacheDir(): string {
   const env = process.env.TOOL_INDEX_VECTOR_CACHE
@@ -169,8 +178,9 @@ interface CompanionEncoder {
   readonly dim: number
   readonly modelId: string
   readonly cached: number
-  embed(texts: string[], keep?: boolean): Promise<Float32Array>
-  embedSync(texts: string[], keep?: boolean): Float32Array
+  readonly prompts: { query: string; document: string }
+  embed(texts: string[], keep?: boolean, query?: boolean): Promise<Float32Array>
+  embedSync(texts: string[], keep?: boolean, query?: boolean): Float32Array
 }
 interface Companion {
   LocalEncoder: { load(dir: string, options?: { maxTokens?: number; cacheDir?: string }): CompanionEncoder }
@@ -230,8 +240,14 @@ export interface LocalEncoder extends Embedder {
   readonly dim: number
   /** Vectors in the on-disk cache. */
   readonly cached: number
-  /** Embed on the calling thread (blocks it; for tools and tests). */
-  embedSync(texts: readonly string[]): Float32Array[]
+  /**
+   * The prompts the model puts before search requests and before tool texts, from
+   * `config_sentence_transformers.json` (`query: ` and `passage: ` for the E5 family; empty
+   * strings for all-MiniLM-L6-v2).
+   */
+  readonly prompts: { readonly query: string; readonly document: string }
+  /** Embed on the calling thread (blocks it; for tools and tests). `query` as in `embed`. */
+  embedSync(texts: readonly string[], options?: { query?: boolean }): Float32Array[]
 }
 
 function rows(flat: Float32Array, n: number, dim: number): Float32Array[] {
@@ -249,6 +265,11 @@ function coded(e: unknown): EncoderError {
   return new EncoderError(known.includes(code) ? code : 'E_ENCODE', m ? msg.slice(m[0].length) : msg, { cause: e })
 }
 
+/** Whether embed options mark search requests (`query: true`, read once, never through `Object.prototype`). */
+function isQuery(options: unknown): boolean {
+  const query = readField(options, 'query')
+  return query.ok && query.value === true
+}
 /** `loadLocalEncoder`'s options, each read once and never through `Object.prototype`, checked. */
 function readLocalOptions(options: unknown): LocalEncoderOptions {
   if (options === null || typeof options !== 'object') throw new EncoderError('E_INVALID_ARG', 'options must be an object')
@@ -308,11 +329,13 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
     throw coded(e)
   }
   const dim = enc.dim
+  const prompts = Object.freeze({ query: enc.prompts.query, document: enc.prompts.document })
   const languages = o.languages ?? modelCardLanguages(dir)
   return {
     id: enc.modelId,
     ...(languages ? { languages } : {}),
     dim,
+    prompts,
     get cached() {
       return enc.cached
     },
@@ -321,18 +344,19 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
       if (list.length === 0) return []
       // Search requests are read from the cache but never added to it: a long-running host
       // would otherwise grow the cache (and rewrite its file) with every new request.
-      const query = readField(options, 'query')
+      const query = isQuery(options)
       try {
-        return rows(await enc.embed(list, !(query.ok && query.value === true)), list.length, dim)
+        return rows(await enc.embed(list, !query, query), list.length, dim)
       } catch (e) {
         throw coded(e)
       }
     },
-    embedSync(texts) {
+    embedSync(texts, options) {
       const list = checkTexts(texts)
       if (list.length === 0) return []
+      const query = isQuery(options)
       try {
-        return rows(enc.embedSync(list), list.length, dim)
+        return rows(enc.embedSync(list, !query, query), list.length, dim)
       } catch (e) {
         throw coded(e)
       }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi::Task;
 use napi_derive::napi;
-use tool_index_encoder::{Encoder, EncoderError, VectorCache};
+use std::borrow::Cow;
+
+use tool_index_encoder::{Encoder, EncoderError, TextKind, VectorCache};
 
 fn to_napi(e: EncoderError) -> Error {
     Error::new(
@@ -22,6 +24,23 @@ fn to_napi(e: EncoderError) -> Error {
 pub struct LocalEncoder {
     inner: Arc<Encoder>,
     cache: Option<Arc<Mutex<VectorCache>>>,
+}
+
+/// A model's prompts (see `LocalEncoder.prompts`).
+#[napi(object)]
+pub struct Prompts {
+    /// Before a search request.
+    pub query: String,
+    /// Before a text searched.
+    pub document: String,
+}
+
+fn kind_of(query: Option<bool>) -> TextKind {
+    if query == Some(true) {
+        TextKind::Query
+    } else {
+        TextKind::Document
+    }
 }
 
 /// Options of `LocalEncoder.load`.
@@ -72,26 +91,50 @@ impl LocalEncoder {
     /// Embed texts off the JS thread: resolves to one flat Float32Array of `texts.length * dim`
     /// floats (row i is text i), each row L2-normalized. Cached texts are not recomputed; new
     /// vectors are added to the cache and the cache file is rewritten, unless `keep` is false
-    /// (search requests: read from the cache, never added to it).
+    /// (search requests: read from the cache, never added to it). `query` marks search requests
+    /// for a model with prompts (`config_sentence_transformers.json`): they get its query prompt,
+    /// other texts its document prompt.
     #[napi(ts_return_type = "Promise<Float32Array>")]
-    pub fn embed(&self, texts: Vec<String>, keep: Option<bool>) -> AsyncTask<EmbedTask> {
+    pub fn embed(
+        &self,
+        texts: Vec<String>,
+        keep: Option<bool>,
+        query: Option<bool>,
+    ) -> AsyncTask<EmbedTask> {
         AsyncTask::new(EmbedTask {
             enc: self.inner.clone(),
             cache: self.cache.clone(),
             texts,
             keep: keep.unwrap_or(true),
+            kind: kind_of(query),
         })
     }
 
     /// Embed texts on the calling thread (for tools and tests; blocks the JS thread).
     #[napi(catch_unwind)]
-    pub fn embed_sync(&self, texts: Vec<String>, keep: Option<bool>) -> Result<Float32Array> {
+    pub fn embed_sync(
+        &self,
+        texts: Vec<String>,
+        keep: Option<bool>,
+        query: Option<bool>,
+    ) -> Result<Float32Array> {
         Ok(Float32Array::new(run(
             &self.inner,
             self.cache.as_ref(),
             &texts,
             keep.unwrap_or(true),
+            kind_of(query),
         )?))
+    }
+
+    /// The prompts the model puts before search requests and before texts searched (empty
+    /// strings for a model without them).
+    #[napi(getter)]
+    pub fn prompts(&self) -> Prompts {
+        Prompts {
+            query: self.inner.prompt(TextKind::Query).to_string(),
+            document: self.inner.prompt(TextKind::Document).to_string(),
+        }
     }
 
     /// Number of vectors in the on-disk cache (0 without one).
@@ -109,8 +152,19 @@ fn run(
     cache: Option<&Arc<Mutex<VectorCache>>>,
     texts: &[String],
     keep: bool,
+    kind: TextKind,
 ) -> Result<Vec<f32>> {
     let dim = enc.dim();
+    // The cache is keyed by the text as the model reads it, prompt included, so a request and a
+    // tool text that read alike never share a vector under a model with prompts.
+    let texts: Vec<Cow<'_, str>> = if enc.prompt(kind).is_empty() {
+        texts.iter().map(|t| Cow::Borrowed(t.as_str())).collect()
+    } else {
+        texts
+            .iter()
+            .map(|t| Cow::Owned(enc.prompted(t, kind)))
+            .collect()
+    };
     let mut out = vec![0f32; texts.len() * dim];
     let mut missing: Vec<usize> = Vec::new();
     match cache {
@@ -119,7 +173,7 @@ fn run(
                 .lock()
                 .map_err(|_| Error::from_reason("[E_CACHE] cache lock poisoned"))?;
             for (i, t) in texts.iter().enumerate() {
-                match c.get(t) {
+                match c.get(t.as_ref()) {
                     Some(v) => out[i * dim..(i + 1) * dim].copy_from_slice(v),
                     None => missing.push(i),
                 }
@@ -128,7 +182,7 @@ fn run(
         None => missing.extend(0..texts.len()),
     }
     if !missing.is_empty() {
-        let batch: Vec<&str> = missing.iter().map(|&i| texts[i].as_str()).collect();
+        let batch: Vec<&str> = missing.iter().map(|&i| texts[i].as_ref()).collect();
         let vecs = enc.embed(&batch).map_err(to_napi)?;
         for (&i, v) in missing.iter().zip(&vecs) {
             out[i * dim..(i + 1) * dim].copy_from_slice(v);
@@ -138,7 +192,7 @@ fn run(
                 .lock()
                 .map_err(|_| Error::from_reason("[E_CACHE] cache lock poisoned"))?;
             for (&i, v) in missing.iter().zip(vecs) {
-                c.put(&texts[i], v);
+                c.put(texts[i].as_ref(), v);
             }
             // A cache that cannot be written (a read-only home, a name already taken) costs the
             // next start a recomputation, never this call its vectors.
@@ -154,6 +208,7 @@ pub struct EmbedTask {
     cache: Option<Arc<Mutex<VectorCache>>>,
     texts: Vec<String>,
     keep: bool,
+    kind: TextKind,
 }
 
 impl Task for EmbedTask {
@@ -163,7 +218,13 @@ impl Task for EmbedTask {
     fn compute(&mut self) -> Result<Self::Output> {
         // On the thread pool a panic would abort the process: it becomes an error instead.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run(&self.enc, self.cache.as_ref(), &self.texts, self.keep)
+            run(
+                &self.enc,
+                self.cache.as_ref(),
+                &self.texts,
+                self.keep,
+                self.kind,
+            )
         }))
         .unwrap_or_else(|_| Err(Error::from_reason("[E_ENCODE] the encoder panicked")))
     }

@@ -3,7 +3,10 @@
 //! `model.safetensors`. No Python, no server, no network.
 //!
 //! Embeddings are computed exactly as sentence-transformers does for these models: token
-//! embeddings from the last layer, mean-pooled over the attention mask, then L2-normalized.
+//! embeddings from the last layer, mean-pooled over the attention mask, then L2-normalized. A
+//! model trained with prompts (the E5 family: `query: ` before a search request, `passage: `
+//! before a text searched) names them in `config_sentence_transformers.json`, and
+//! [`Encoder::prompted`] puts them in front.
 //! [`VectorCache`] keeps computed vectors on disk, keyed by the model id and the text.
 
 mod cache;
@@ -63,6 +66,56 @@ const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The largest weights file read (`model.safetensors`): 2 GiB, half a billion f32 parameters.
 const MAX_WEIGHTS_BYTES: u64 = 2 << 30;
+
+/// The largest `config_sentence_transformers.json` read.
+const MAX_PROMPTS_BYTES: u64 = 1 << 20;
+
+/// The longest prompt, in characters.
+const MAX_PROMPT_CHARS: usize = 256;
+
+/// What a text is to the model: a search request or a text searched (a tool's description).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextKind {
+    /// A search request.
+    Query,
+    /// A text searched.
+    Document,
+}
+
+/// The prompts a model was trained with, from `prompts` of `config_sentence_transformers.json`:
+/// `query`, and `document` (else `passage`). Empty when the file or the entry is missing.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Prompts {
+    query: String,
+    document: String,
+}
+
+/// The prompts named in a `config_sentence_transformers.json` text. A prompt that is not a
+/// string of at most `MAX_PROMPT_CHARS` characters is `E_MODEL_INVALID`.
+fn read_prompts(text: &str) -> Result<Prompts, EncoderError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(invalid)?;
+    let Some(prompts) = v.get("prompts").filter(|p| !p.is_null()) else {
+        return Ok(Prompts::default());
+    };
+    let prompts = prompts
+        .as_object()
+        .ok_or_else(|| invalid("config_sentence_transformers.json: prompts is not an object"))?;
+    let read = |names: &[&str]| -> Result<String, EncoderError> {
+        let Some(p) = names.iter().find_map(|n| prompts.get(*n)) else {
+            return Ok(String::new());
+        };
+        match p.as_str() {
+            Some(s) if s.chars().count() <= MAX_PROMPT_CHARS => Ok(s.to_owned()),
+            _ => Err(invalid(format!(
+                "config_sentence_transformers.json: a prompt must be a string of at most {MAX_PROMPT_CHARS} characters"
+            ))),
+        }
+    };
+    Ok(Prompts {
+        query: read(&["query"])?,
+        document: read(&["document", "passage"])?,
+    })
+}
 
 /// What the encoder takes from `config.json` beyond candle's own reading.
 #[derive(Debug, PartialEq, Eq)]
@@ -162,6 +215,7 @@ pub struct Encoder {
     clip_chars: usize,
     model_id: String,
     dir: PathBuf,
+    prompts: Prompts,
 }
 
 impl fmt::Debug for Encoder {
@@ -208,6 +262,17 @@ impl Encoder {
         let config_path = file("config.json")?;
         let tokenizer_path = file("tokenizer.json")?;
         let weights_path = file("model.safetensors")?;
+        let prompts_path = dir.join("config_sentence_transformers.json");
+        let prompts_text = if prompts_path.exists() {
+            read_small(&prompts_path, MAX_PROMPTS_BYTES)?
+        } else {
+            String::new()
+        };
+        let prompts = if prompts_text.is_empty() {
+            Prompts::default()
+        } else {
+            read_prompts(&prompts_text)?
+        };
 
         let config_text = read_small(&config_path, MAX_CONFIG_BYTES)?;
         let config: Config = serde_json::from_str(&config_text).map_err(invalid)?;
@@ -257,8 +322,14 @@ impl Encoder {
             "{name}@{:016x}",
             fnv1a64(
                 format!(
-                    "{config_text}\u{0}{weights_hash:016x}\u{0}{:016x}\u{0}{max_tokens}",
-                    fnv1a64(tokenizer_text.as_bytes())
+                    "{config_text}\u{0}{weights_hash:016x}\u{0}{:016x}\u{0}{max_tokens}{}",
+                    fnv1a64(tokenizer_text.as_bytes()),
+                    // Models without prompts keep the ids (and cached vectors) they had.
+                    if prompts == Prompts::default() {
+                        String::new()
+                    } else {
+                        format!("\u{0}{}\u{0}{}", prompts.query, prompts.document)
+                    }
                 )
                 .as_bytes()
             )
@@ -271,7 +342,25 @@ impl Encoder {
             clip_chars: truncation(max_tokens, shape.max_positions) * CHARS_PER_TOKEN,
             model_id,
             dir,
+            prompts,
         })
+    }
+
+    /// The prompt the model wants before a text of this kind (empty for most models).
+    pub fn prompt(&self, kind: TextKind) -> &str {
+        match kind {
+            TextKind::Query => &self.prompts.query,
+            TextKind::Document => &self.prompts.document,
+        }
+    }
+
+    /// `text` as the model is given it: its kind's prompt, then the text.
+    pub fn prompted(&self, text: &str, kind: TextKind) -> String {
+        let prompt = self.prompt(kind);
+        let mut s = String::with_capacity(prompt.len() + text.len());
+        s.push_str(prompt);
+        s.push_str(text);
+        s
     }
 
     /// Vector length (the model's hidden size, 384 for MiniLM-L6).
@@ -280,7 +369,7 @@ impl Encoder {
     }
 
     /// Identifies the model and its settings: the directory name and a hash of its config,
-    /// weights, tokenizer and token limit. Vector caches are keyed by it.
+    /// weights, tokenizer, token limit and prompts. Vector caches are keyed by it.
     pub fn model_id(&self) -> &str {
         &self.model_id
     }
@@ -290,7 +379,8 @@ impl Encoder {
         &self.dir
     }
 
-    /// Embed texts: one L2-normalized vector of [`Encoder::dim`] floats per text, in order.
+    /// Embed texts as given (no prompt; see [`Encoder::prompted`]): one L2-normalized vector of
+    /// [`Encoder::dim`] floats per text, in order.
     /// Texts are batched by length to keep padding small; an empty text gets the vector of its
     /// special tokens alone.
     pub fn embed<S: AsRef<str>>(&self, texts: &[S]) -> Result<Vec<Vec<f32>>, EncoderError> {
@@ -430,6 +520,44 @@ mod tests {
         {
             assert_eq!(truncation(max_tokens, positions), want);
         }
+    }
+
+    #[test]
+    fn prompts_of_sentence_transformers_config() {
+        let cases: &[(&str, Option<(&str, &str)>)] = &[
+            (
+                r#"{"prompts":{"query":"query: ","document":"passage: "}}"#,
+                Some(("query: ", "passage: ")),
+            ),
+            (
+                r#"{"prompts":{"query":"query: ","passage":"passage: "}}"#,
+                Some(("query: ", "passage: ")),
+            ),
+            (
+                r#"{"prompts":{"query":"q: ","document":"d: ","passage":"p: "}}"#,
+                Some(("q: ", "d: ")),
+            ),
+            (r#"{"prompts":{}}"#, Some(("", ""))),
+            (r#"{"prompts":null}"#, Some(("", ""))),
+            (r#"{"__version__":{}}"#, Some(("", ""))),
+            (r#"{"prompts":{"query":7}}"#, None),
+            (r#"{"prompts":["query: "]}"#, None),
+            (r#"not json"#, None),
+        ];
+        for (text, want) in cases {
+            match (read_prompts(text), want) {
+                (Ok(p), Some((q, d))) => {
+                    assert_eq!((p.query.as_str(), p.document.as_str()), (*q, *d), "{text}")
+                }
+                (Err(e), None) => assert_eq!(e.code, "E_MODEL_INVALID", "{text}"),
+                (got, _) => panic!("{text}: {got:?}"),
+            }
+        }
+        let long = format!(
+            r#"{{"prompts":{{"query":"{}"}}}}"#,
+            "x".repeat(MAX_PROMPT_CHARS + 1)
+        );
+        assert_eq!(read_prompts(&long).unwrap_err().code, "E_MODEL_INVALID");
     }
 
     #[test]
