@@ -261,6 +261,74 @@ describe('a host embedder (embedderFromFunction)', () => {
     idx.remove(['lookup_flight'])
     expect((await idx.searchVector('flights between airports', 10)).map((h) => h.name)).not.toContain('lookup_flight')
   })
+  test('a fallback embedder takes the requests the embedder cannot read; every tool is embedded by both', async () => {
+    // The fallback "reads" Chinese through a small dictionary, into 32 buckets (the embedder: 64).
+    const zh: Record<string, string> = { 发送: 'send', 邮件: 'email', 天气: 'weather', 预报: 'forecast', 餐厅: 'restaurant', 预订: 'reserve' }
+    const translate = (t: string) => Object.entries(zh).reduce((s, [k, v]) => s.split(k).join(` ${v} `), t)
+    const mainSeen: string[] = []
+    const fallbackSeen: string[] = []
+    let fallbackFails = 1
+    const idx = SemanticToolIndex.create(TOOLS, {
+      embedder: embedderFromFunction(
+        async (texts) => {
+          mainSeen.push(...texts)
+          return texts.map(trigram)
+        },
+        { id: 'main', languages: ['en'] },
+      ),
+      fallbackEmbedder: embedderFromFunction(async (texts) => {
+        fallbackSeen.push(...texts)
+        if (fallbackFails-- > 0) throw new Error('fallback down')
+        return texts.map((t) => trigram(translate(t)).slice(0, 32))
+      }, 'fallback'),
+    })
+    // The fallback's first embedding fails: `ready` says so, English requests are fused all the
+    // same, and a Chinese one is ranked lexically.
+    await expect(idx.ready).rejects.toMatchObject({ code: 'E_ENCODE' })
+    expect(idx.vectorsReady).toBe(false)
+    expect(idx.readsRequest('发送邮件')).toBe(true)
+    expect((await idx.searchFused('weather forecast', 2))[0]).toMatchObject({ name: 'get_weather', vector: expect.any(Number) })
+    expect((await idx.searchFused('发送邮件', 2))[0].vector).toBeUndefined()
+    // `upsert([])` retries the tools the fallback has no vector of.
+    mainSeen.length = 0
+    await idx.upsert([])
+    await idx.ready
+    expect(idx.vectorsReady).toBe(true)
+    expect(mainSeen).toEqual([])
+    expect(fallbackSeen.length).toBe(2 * TOOLS.length)
+    mainSeen.length = 0
+    fallbackSeen.length = 0
+    const hits = await idx.searchFused('发送邮件', 3, { unreadable: 'lexical' })
+    expect(hits[0]).toMatchObject({ name: 'send_email', vector: expect.any(Number) })
+    expect(fallbackSeen).toContain('发送邮件')
+    expect(mainSeen).toEqual([])
+    expect((await idx.searchVector('天气预报', 1))[0].name).toBe('get_weather')
+    // Both stores follow upserts and removals.
+    await idx.upsert([{ name: 'reserve_table', description: 'reserve a restaurant table' }])
+    expect(fallbackSeen.at(-1)).toContain('reserve a restaurant table')
+    expect(mainSeen.at(-1)).toContain('reserve a restaurant table')
+    expect((await idx.searchVector('预订餐厅', 10)).map((h) => h.name)).toContain('reserve_table')
+    idx.remove(['reserve_table'])
+    expect((await idx.searchVector('预订餐厅', 10)).map((h) => h.name)).not.toContain('reserve_table')
+    expect((await idx.searchVector('reserve a restaurant table', 10)).map((h) => h.name)).not.toContain('reserve_table')
+  })
+
+  test('a fallback embedder that is not an Embedder is E_INVALID_ARG; one on Object.prototype is not read', async () => {
+    const embedder = embedderFromFunction((texts) => texts.map(trigram), 'trigram')
+    for (const bad of [null, 5, {}, { embed: 'no' }]) {
+      expect(() => SemanticToolIndex.create(TOOLS, { embedder, fallbackEmbedder: bad as never })).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+    }
+    let called = 0
+    ;(Object.prototype as Record<string, unknown>).fallbackEmbedder = { embed: () => (called++, []) }
+    try {
+      const idx = SemanticToolIndex.create(TOOLS, { embedder })
+      await idx.ready
+      expect(called).toBe(0)
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).fallbackEmbedder
+    }
+  })
+
   test('a request mostly in scripts the embedder does not read is never embedded: its lexicon gloss is, or it is ranked lexically', async () => {
     const seen: string[][] = []
     const make = (languages?: string[]) =>
@@ -899,4 +967,16 @@ describe.skipIf(!e5Ready)('local encoder, multilingual-e5-small (real weights, c
     expect((await idx.searchFused('给团队发邮件说构建失败了', 3))[0].name).toBe('send_email')
   }, 60_000)
 
+  test.skipIf(!ready)('as the fallback embedder beside MiniLM: Chinese requests go to e5, English ones to MiniLM', async () => {
+    const minilm = loadLocalEncoder({ cacheDir: false })
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: minilm, fallbackEmbedder: loadLocalEncoder({ modelDir: e5Dir, cacheDir: false }) })
+    await idx.ready
+    // With `unreadable: 'lexical'`, MiniLM alone would rank these lexically (no vector score).
+    expect((await idx.searchFused('一百美元能换多少欧元', 1, { unreadable: 'lexical' }))[0]).toMatchObject({ name: 'convert_currency', vector: expect.any(Number) })
+    expect((await idx.searchFused('帮我订一张周五晚上两个人的餐桌', 1, { unreadable: 'lexical' }))[0]).toMatchObject({ name: 'book_restaurant', vector: expect.any(Number) })
+    const english = await idx.searchFused('I want to eat out with friends on Friday night', 1)
+    const alone = SemanticToolIndex.create(TOOLS, { embedder: minilm })
+    await alone.ready
+    expect(english).toEqual(await alone.searchFused('I want to eat out with friends on Friday night', 1))
+  }, 60_000)
 })

@@ -6,18 +6,18 @@
  * with the local encoder) and `searchFused` uses them once `ready` has resolved. The defaults of
  * the package's searches are unchanged: fusion is opt-in through this module.
  */
-import { EncoderError, embedderLanguages, type Embedder } from './encoder'
-import { MIN_READABLE_SHARE, readableShare } from './languages'
+import { EncoderError, type Embedder } from './encoder'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { checkLength, checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
-import { describeError, readField } from './safeRead'
+import { VectorChannel, type ChannelItem } from './vectorChannel'
 import type { ToolEntryInput, ToolSearchResult, Tuning } from './types'
 
 export * from './encoder'
 export { MIN_READABLE_SHARE, readableShare } from './languages'
+export { EMBED_BATCH } from './vectorChannel'
 
 /** How the two rankings are combined. */
 export interface FusionOptions {
@@ -235,6 +235,13 @@ export function toolText(t: { name: string; description?: string | null; searchH
 export interface SemanticIndexOptions {
   /** The encoder: the host's (`embedderFromFunction`) or the local one (`loadLocalEncoder()`). */
   embedder: Embedder
+  /**
+   * An encoder for the requests `embedder` cannot read (see `Embedder.languages`), for example
+   * the local multilingual-e5-small beside all-MiniLM-L6-v2: every tool is embedded by both, and
+   * a request by the first that reads it. Default: none (the `unreadable` rule of the fusion
+   * options decides).
+   */
+  fallbackEmbedder?: Embedder
   /** Lexical scoring (default `'enhanced'`). */
   scoring?: 'compat' | 'enhanced'
   /** Lexical tuning (default: abstaining off, since fusion needs the lexical candidates). */
@@ -259,61 +266,8 @@ export interface SemanticIndexOptions {
 /** Default of `SemanticIndexOptions.embedTimeoutMs`. */
 export const DEFAULT_EMBED_TIMEOUT_MS = 600_000
 
-type VectorStore = InstanceType<typeof binding.NativeVectorStore>
-
-/** The largest finite 32-bit float: a larger number would be stored as Infinity. */
-const F32_MAX = 3.4028234663852886e38
-
-/** The longest vector an embedder may return (floats): the native store's limit. */
-const MAX_DIM: number = binding.MAX_VECTOR_DIM
-
-/** Texts given to the embedder in one call: its answer, and its deadline, stay bounded. */
-export const EMBED_BATCH = 1000
-
 /** Default of `SemanticIndexOptions.queryTimeoutMs`. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
-
-/**
- * One vector from an embedder, as `Float32Array` of `dim` floats (`dim` undefined: any length up to
- * `MAX_DIM`). The length is read once and checked before anything is copied; every element must
- * be a finite number. Anything else is `E_ENCODE`, naming `what`.
- */
-function toVector(v: unknown, dim: number | undefined, what: string): Float32Array {
-  try {
-    if (v === null || typeof v !== 'object') throw new EncoderError('E_ENCODE', `${what} is not an array of numbers`)
-    const n: unknown = (v as ArrayLike<unknown>).length
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_DIM) {
-      throw new EncoderError('E_ENCODE', `${what} has ${String(n)} floats; expected ${dim ?? `1 to ${MAX_DIM}`}`)
-    }
-    if (dim !== undefined && n !== dim) throw new EncoderError('E_ENCODE', `${what} has ${n} floats, expected ${dim}`)
-    const out = new Float32Array(n)
-    for (let i = 0; i < n; i++) {
-      const x: unknown = (v as ArrayLike<unknown>)[i]
-      const f = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN
-      if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
-      out[i] = f
-    }
-    return out
-  } catch (err) {
-    if (err instanceof EncoderError) throw err
-    throw new EncoderError('E_ENCODE', `reading ${what} threw: ${describeError(err)}`, { cause: err })
-  }
-}
-
-/** `n` vectors from an embedder's answer, each checked by `toVector`. */
-function toVectors(out: unknown, n: number, dim: number | undefined, what: string): Float32Array[] {
-  let list: unknown[]
-  try {
-    if (!Array.isArray(out)) throw new EncoderError('E_ENCODE', `the embedder answered ${typeName(out)}, not an array of vectors`)
-    if (out.length !== n) throw new EncoderError('E_ENCODE', `the embedder returned ${out.length} vectors for ${n} ${what}`)
-    list = Array.from({ length: n }, (_, i) => out[i])
-  } catch (err) {
-    if (err instanceof EncoderError) throw err
-    throw new EncoderError('E_ENCODE', `reading the embedder's answer threw: ${describeError(err)}`, { cause: err })
-  }
-  const first = toVector(list[0], dim, `vector 0`)
-  return [first, ...list.slice(1).map((v, i) => toVector(v, first.length, `vector ${i + 1}`))]
-}
 
 /** The fusion options of one call over the index's: fields read once, never through `Object.prototype`, and checked. */
 function readFusion(base: FusionOptions | undefined, given: unknown): Required<FusionOptions> & { wait: boolean } {
@@ -376,55 +330,46 @@ function checkLimit(limit: unknown): number {
 }
 
 /**
- * A lexical `ToolIndex` plus a vector store of the same tools. Lexical search is ready at once;
- * the tools' vectors are computed in the background (`ready`).
+ * A lexical `ToolIndex` plus a vector store of the same tools per embedder (the embedder's, and
+ * the fallback embedder's when there is one). Lexical search is ready at once; the tools' vectors
+ * are computed in the background (`ready`).
  *
- * The store keys each tool by an id of its own (names are kept here, exactly as given), so a
+ * The stores key each tool by an id of its own (names are kept here, exactly as given), so a
  * result always names a tool the index holds now.
  */
 export class SemanticToolIndex {
   #entries: Map<string, Stored>
   #lexical: ToolIndex
-  #store: VectorStore | undefined
-  /** Store id of each tool, and the tool of each id; `#vectored`: ids whose vectors are stored. */
+  /** Store id of each tool, and the tool of each id. */
   #idOf = new Map<string, string>()
   #nameOf = new Map<string, string>()
-  #vectored = new Set<string>()
   #nextId = 0
-  #pending: Promise<void>
-  /** The last embedding that failed (its tools have no vectors until they are upserted again). */
-  #error: unknown
+  /** The embedder's channel, then the fallback embedder's (if any). */
+  readonly #channels: readonly VectorChannel[]
   readonly #opts: SemanticIndexOptions
-  /** The embedder's `embed`, read once. */
-  readonly #embedFn: (texts: readonly string[], options?: { query?: boolean }) => unknown
-  /** The embedder's languages, read once (`undefined`: any). */
-  readonly #languages: readonly string[] | undefined
-  readonly #timeoutMs: number
-  readonly #queryTimeoutMs: number
   /** The last search request's embedding error (cleared by the next one that succeeds). */
   #queryError: unknown
   readonly #lexicalOptions: { scoring: 'compat' | 'enhanced'; tuning: Tuning }
 
   private constructor(entries: unknown, options: unknown) {
     if (options === null || typeof options !== 'object') throw new EncoderError('E_INVALID_ARG', 'options must be an object with an embedder')
-    const o = readOptionFields<SemanticIndexOptions>(options, ['embedder', 'scoring', 'tuning', 'fusion', 'embedTimeoutMs', 'queryTimeoutMs'], 'options')
-    const embed = o.embedder !== null && typeof o.embedder === 'object' ? readField(o.embedder, 'embed') : undefined
-    if (!embed?.ok || typeof embed.value !== 'function') throw new EncoderError('E_INVALID_ARG', 'options.embedder must be an Embedder')
+    const o = readOptionFields<SemanticIndexOptions>(
+      options,
+      ['embedder', 'fallbackEmbedder', 'scoring', 'tuning', 'fusion', 'embedTimeoutMs', 'queryTimeoutMs'],
+      'options',
+    )
     const timeout = checkTimeout(o.embedTimeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS, 'embedTimeoutMs')
-    this.#queryTimeoutMs = checkTimeout(o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, 'queryTimeoutMs')
+    const queryTimeout = checkTimeout(o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, 'queryTimeoutMs')
+    const channels = [new VectorChannel(o.embedder, 'options.embedder', timeout, queryTimeout)]
+    if (o.fallbackEmbedder !== undefined) channels.push(new VectorChannel(o.fallbackEmbedder, 'options.fallbackEmbedder', timeout, queryTimeout))
+    this.#channels = channels
     this.#opts = o as SemanticIndexOptions
-    const embedder = o.embedder as Embedder
-    const fn = embed.value as (texts: readonly string[], options?: { query?: boolean }) => unknown
-    this.#embedFn = (texts, opts) => Reflect.apply(fn, embedder, opts ? [texts, opts] : [texts])
-    this.#languages = embedderLanguages(o.embedder)
-    this.#timeoutMs = timeout
     this.#lexicalOptions = { scoring: checkScoring(o.scoring, 'enhanced'), tuning: o.tuning ?? { abstainCoverage: 0 } }
     if (o.fusion !== undefined) readFusion(o.fusion, undefined)
     const list = readEntries(entries)
     this.#entries = new Map(list.map((e) => [e.name, e]))
     this.#lexical = this.#buildLexical(this.#entries)
-    this.#pending = this.#embed(list)
-    this.#pending.catch(() => {}) // reported through `ready`
+    for (const c of channels) c.enqueue(() => this.#items(list))
   }
 
   /** Build from plain entries; lexical search serves at once. */
@@ -448,86 +393,33 @@ export class SemanticToolIndex {
     return id
   }
 
-  /**
-   * Call the embedder with a deadline; its answer checked into `n` vectors. Whatever the
-   * embedder throws becomes `E_ENCODE` (the original as `cause`).
-   */
-  async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    try {
-      const call = Promise.resolve()
-        .then(() => (what === 'texts' ? this.#embedFn(texts, { query: true }) : this.#embedFn(texts)))
-        .catch((err: unknown) => {
-          throw err instanceof EncoderError ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
-        })
-      const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
-      const out =
-        ms > 0
-          ? await Promise.race([
-              call,
-              new Promise<never>((_, reject) => {
-                timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${texts.length} texts within ${ms} ms`)), ms)
-                // The deadline alone never keeps the process running.
-                timer.unref?.()
-              }),
-            ])
-          : await call
-      return toVectors(out, texts.length, dim, what)
-    } finally {
-      if (timer !== undefined) clearTimeout(timer)
-    }
+  /** The tools as a channel embeds them: each one's text, and its id while it is held as it was. */
+  #items(entries: readonly Stored[]): ChannelItem[] {
+    return entries.map((e) => ({ text: toolText(e), held: () => (this.#entries.get(e.name) === e ? this.#id(e.name) : undefined) }))
   }
 
-  /** Embed tools, `EMBED_BATCH` texts a call; each batch's vectors are stored as it comes. */
-  async #embed(entries: readonly Stored[]): Promise<void> {
-    for (let at = 0; at < entries.length; at += EMBED_BATCH) {
-      const batch = entries.slice(at, at + EMBED_BATCH)
-      let vecs: Float32Array[]
-      try {
-        vecs = await this.#vectors(batch.map(toolText), this.#store?.dim, 'tools')
-      } catch (err) {
-        this.#error = err
-        throw err
-      }
-      if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
-      const store = this.#store
-      // Skip tools removed or replaced while embedding ran.
-      const ids: string[] = []
-      const rows = new Float32Array(batch.length * store.dim)
-      let j = 0
-      batch.forEach((e, i) => {
-        if (this.#entries.get(e.name) !== e) return
-        ids.push(this.#id(e.name))
-        rows.set(vecs[i], j++ * store.dim)
-      })
-      native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
-      for (const id of ids) this.#vectored.add(id)
-    }
-    if (this.vectorsReady) this.#error = undefined
+  /** The tools `channel` has no vector of, as they are now. */
+  #missing(channel: VectorChannel): Stored[] {
+    return [...this.#entries.values()].filter((e) => !channel.has(this.#idOf.get(e.name) ?? ''))
   }
 
-  /** Resolves when every tool has its vector; rejects with the error of an embedding that failed. */
+  /** True once `channel` holds a vector of every tool. */
+  #complete(channel: VectorChannel): boolean {
+    // A channel only ever counts ids of tools the index holds now (a removed or replaced tool's
+    // id leaves it), so equal sizes mean every tool has its vector.
+    return channel.size === this.#entries.size
+  }
+
+  /** Resolves when every tool has its vectors; rejects with the error of an embedding that failed. */
   get ready(): Promise<void> {
     return (async () => {
-      // An upsert while this waits starts a newer batch: wait for that one too.
-      for (;;) {
-        const batch = this.#pending
-        let failure: unknown
-        await batch.catch((e: unknown) => {
-          failure = e ?? new EncoderError('E_ENCODE', 'the embedding failed')
-        })
-        if (batch !== this.#pending) continue
-        if (this.vectorsReady) return
-        throw failure ?? this.#error ?? new EncoderError('E_ENCODE', 'some tools have no vector')
-      }
+      for (const c of this.#channels) await c.ready(() => this.#complete(c))
     })()
   }
 
-  /** True once every tool has its vector. */
+  /** True once every tool has its vectors (from each embedder). */
   get vectorsReady(): boolean {
-    // `#vectored` only ever holds ids of tools the index holds now (a removed or replaced tool's
-    // id leaves it), so equal sizes mean every tool has its vector.
-    return this.#vectored.size === this.#entries.size
+    return this.#channels.every((c) => this.#complete(c))
   }
 
   /** The last search request's embedding error, if the last one failed (`searchFused` then answered lexically). */
@@ -568,16 +460,14 @@ export class SemanticToolIndex {
     this.#update(next, (lexical) => lexical.upsert(list))
     for (const e of list) {
       const id = this.#idOf.get(e.name)
-      if (id !== undefined) this.#vectored.delete(id)
+      if (id !== undefined) for (const c of this.#channels) c.invalidate(id)
     }
-    // The batch also takes the tools an earlier, failed embedding left without vectors (so
+    // Each batch also takes the tools an earlier, failed embedding left without vectors (so
     // `upsert([])` retries them), as they are when it starts.
-    const batch = this.#pending
-      .catch(() => {})
-      .then(() => this.#embed([...this.#entries.values()].filter((e) => !this.#vectored.has(this.#idOf.get(e.name) ?? ''))))
-    this.#pending = batch
-    batch.catch(() => {})
-    return batch
+    const batches = this.#channels.map((c) => c.enqueue(() => this.#items(this.#missing(c))))
+    const all = Promise.all(batches).then(() => {})
+    all.catch(() => {})
+    return all
   }
 
   /** Remove tools by name (an iterable of strings; a string alone is not a list). */
@@ -591,9 +481,7 @@ export class SemanticToolIndex {
       if (id === undefined) continue
       this.#idOf.delete(n)
       this.#nameOf.delete(id)
-      this.#vectored.delete(id)
-      const store = this.#store
-      if (store) native(() => store.remove(id))
+      for (const c of this.#channels) c.forget(id)
     }
   }
 
@@ -626,62 +514,66 @@ export class SemanticToolIndex {
     return out
   }
 
-  /** The `limit` tools nearest to the query by vector alone (waits for `ready`). */
+  /**
+   * The `limit` tools nearest to the query by vector alone (waits for `ready`), embedded by the
+   * first embedder that reads it (the embedder's when none does).
+   */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
     checkQuery(query)
     const k = checkLimit(limit)
     await this.ready
-    const store = this.#store
+    const channel = this.#channels.find((c) => c.reads(query)) ?? this.#channels[0]
+    const store = channel.store
     if (!store || k === 0) return []
-    const [q] = await this.#vectors([query], store.dim, 'texts')
+    const [q] = await channel.requestVectors([query])
     return this.#named(native(() => store.search(q, k)))
   }
 
-  /** True when the embedder reads most of the request's words (see `readableShare`). */
+  /** True when an embedder (the embedder, or the fallback) reads most of the request's words (see `readableShare`). */
   readsRequest(query: string): boolean {
     checkQuery(query)
-    return this.#reads(query)
-  }
-
-  #reads(text: string): boolean {
-    return readableShare(text, this.#languages) >= MIN_READABLE_SHARE
+    return this.#channels.some((c) => c.reads(query))
   }
 
   /**
-   * The text embedded for a request: the request itself when the embedder reads it; else, with
-   * `unreadable: 'gloss'`, its lexicon gloss when the embedder reads that; else none.
+   * What is embedded for a request, and by which embedder: the request itself, by the first
+   * embedder that reads it; else, with `unreadable: 'gloss'`, its lexicon gloss, by the first
+   * that reads that; else none.
    */
-  #embeddedText(query: string, unreadable: 'lexical' | 'gloss'): string | undefined {
-    if (this.#reads(query)) return query
+  #embedded(query: string, unreadable: 'lexical' | 'gloss'): { channel: VectorChannel; text: string } | undefined {
+    const reader = this.#channels.find((c) => c.reads(query))
+    if (reader) return { channel: reader, text: query }
     if (unreadable !== 'gloss') return undefined
     const gloss = lexiconGloss(query)
-    return gloss && this.#reads(gloss) ? gloss : undefined
+    const glossReader = gloss ? this.#channels.find((c) => c.reads(gloss)) : undefined
+    return glossReader ? { channel: glossReader, text: gloss } : undefined
   }
 
   /**
    * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
    * vector it answers with the lexical ranking, unless `wait` is true (then it waits for `ready`).
    * A request mostly written in scripts the embedder was not trained on (`Embedder.languages`:
-   * a Chinese request to an English model) is never embedded itself: its lexicon gloss is, or
-   * with `unreadable: 'lexical'` it is ranked by the lexical channel alone.
+   * a Chinese request to an English model) is embedded by the fallback embedder if it reads it;
+   * else its lexicon gloss is, or with `unreadable: 'lexical'` it is ranked by the lexical channel
+   * alone.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
     checkQuery(query)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
-    const text = this.#embeddedText(query, o.unreadable)
-    if (o.wait && text !== undefined) await this.ready
-    const store = this.#store
+    const route = this.#embedded(query, o.unreadable)
+    if (o.wait && route !== undefined) await this.ready
     const lexicalOnly = () =>
       this.#lexical
         .search(query, o.candidates)
         .slice(0, k)
         .map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
-    if (text === undefined || !this.vectorsReady || !store) return lexicalOnly()
-    const texts = [text, ...(o.perClause ? queryClauses(text) : [])]
+    const store = route?.channel.store
+    if (route === undefined || !this.#complete(route.channel) || !store) return lexicalOnly()
+    const texts = [route.text, ...(o.perClause ? queryClauses(route.text) : [])]
     let qs: Float32Array[]
     try {
-      qs = await this.#vectors(texts, store.dim, 'texts')
+      qs = await route.channel.requestVectors(texts)
       this.#queryError = undefined
     } catch (err) {
       // The embeddings API is down or slow: the lexical ranking still answers.

@@ -1,0 +1,232 @@
+/**
+ * One embedder's side of a semantic index: its vectors of the tools (a native, int8-quantized
+ * store keyed by the index's tool ids), the embedding work that fills it, one call at a time, and
+ * the embedding of search requests. `SemanticToolIndex` keeps one per embedder and decides which
+ * tools are held; a channel only embeds what it is given and keeps what is still held.
+ */
+import { EncoderError, embedderLanguages, type Embedder } from './encoder'
+import { MIN_READABLE_SHARE, readableShare } from './languages'
+import { MAX_TIMER_MS } from './config'
+import { native } from './errors'
+import { typeName } from './input'
+import { binding } from './native'
+import { describeError, readField } from './safeRead'
+
+/** Texts given to the embedder in one call: its answer, and its deadline, stay bounded. */
+export const EMBED_BATCH = 1000
+
+type VectorStore = InstanceType<typeof binding.NativeVectorStore>
+
+/** The largest finite 32-bit float: a larger number would be stored as Infinity. */
+const F32_MAX = 3.4028234663852886e38
+
+/** The longest vector an embedder may return (floats): the native store's limit. */
+const MAX_DIM: number = binding.MAX_VECTOR_DIM
+
+/**
+ * One vector from an embedder, as `Float32Array` of `dim` floats (`dim` undefined: any length up to
+ * `MAX_DIM`). The length is read once and checked before anything is copied; every element must
+ * be a finite number. Anything else is `E_ENCODE`, naming `what`.
+ */
+function toVector(v: unknown, dim: number | undefined, what: string): Float32Array {
+  try {
+    if (v === null || typeof v !== 'object') throw new EncoderError('E_ENCODE', `${what} is not an array of numbers`)
+    const n: unknown = (v as ArrayLike<unknown>).length
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_DIM) {
+      throw new EncoderError('E_ENCODE', `${what} has ${String(n)} floats; expected ${dim ?? `1 to ${MAX_DIM}`}`)
+    }
+    if (dim !== undefined && n !== dim) throw new EncoderError('E_ENCODE', `${what} has ${n} floats, expected ${dim}`)
+    const out = new Float32Array(n)
+    for (let i = 0; i < n; i++) {
+      const x: unknown = (v as ArrayLike<unknown>)[i]
+      const f = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN
+      if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
+      out[i] = f
+    }
+    return out
+  } catch (err) {
+    if (err instanceof EncoderError) throw err
+    throw new EncoderError('E_ENCODE', `reading ${what} threw: ${describeError(err)}`, { cause: err })
+  }
+}
+
+/** `n` vectors from an embedder's answer, each checked by `toVector`. */
+function toVectors(out: unknown, n: number, dim: number | undefined, what: string): Float32Array[] {
+  let list: unknown[]
+  try {
+    if (!Array.isArray(out)) throw new EncoderError('E_ENCODE', `the embedder answered ${typeName(out)}, not an array of vectors`)
+    if (out.length !== n) throw new EncoderError('E_ENCODE', `the embedder returned ${out.length} vectors for ${n} ${what}`)
+    list = Array.from({ length: n }, (_, i) => out[i])
+  } catch (err) {
+    if (err instanceof EncoderError) throw err
+    throw new EncoderError('E_ENCODE', `reading the embedder's answer threw: ${describeError(err)}`, { cause: err })
+  }
+  const first = toVector(list[0], dim, `vector 0`)
+  return [first, ...list.slice(1).map((v, i) => toVector(v, first.length, `vector ${i + 1}`))]
+}
+
+/** A tool to embed: its store id and its text, and whether the index still holds it as it was. */
+export interface ChannelItem {
+  readonly text: string
+  /** The tool's store id while the index holds this version of it, else `undefined`. */
+  held(): string | undefined
+}
+
+/** One embedder, its tool vectors, and the embedding work that fills them. */
+export class VectorChannel {
+  #store: VectorStore | undefined
+  /** Store ids whose vectors are stored (only ids of tools the index holds now). */
+  readonly #vectored = new Set<string>()
+  #pending: Promise<void> = Promise.resolve()
+  /** The last embedding that failed (its tools have no vectors until they are given again). */
+  #error: unknown
+  readonly #embedFn: (texts: readonly string[], options?: { query?: boolean }) => unknown
+  /** The embedder's languages, read once (`undefined`: any). */
+  readonly languages: readonly string[] | undefined
+  readonly #timeoutMs: number
+  readonly #queryTimeoutMs: number
+
+  /**
+   * `embedder` is read here, once: its `embed` (`E_INVALID_ARG`, naming `what`, unless a
+   * function) and its `languages`.
+   */
+  constructor(embedder: unknown, what: string, timeoutMs: number, queryTimeoutMs: number) {
+    const embed = embedder !== null && typeof embedder === 'object' ? readField(embedder, 'embed') : undefined
+    if (!embed?.ok || typeof embed.value !== 'function') throw new EncoderError('E_INVALID_ARG', `${what} must be an Embedder`)
+    const fn = embed.value as (texts: readonly string[], options?: { query?: boolean }) => unknown
+    this.#embedFn = (texts, opts) => Reflect.apply(fn, embedder as Embedder, opts ? [texts, opts] : [texts])
+    this.languages = embedderLanguages(embedder)
+    this.#timeoutMs = timeoutMs
+    this.#queryTimeoutMs = queryTimeoutMs
+  }
+
+  /** True when the embedder reads most of the text's words (see `readableShare`). */
+  reads(text: string): boolean {
+    return readableShare(text, this.languages) >= MIN_READABLE_SHARE
+  }
+
+  /** The vector store, once the first vectors came. */
+  get store(): VectorStore | undefined {
+    return this.#store
+  }
+
+  /** True when the tool of this store id has its vector. */
+  has(id: string): boolean {
+    return this.#vectored.has(id)
+  }
+
+  /** How many tools have their vectors. */
+  get size(): number {
+    return this.#vectored.size
+  }
+
+  /** The tool's vector is out of date (it was replaced): it is no longer counted. */
+  invalidate(id: string): void {
+    this.#vectored.delete(id)
+  }
+
+  /** The tool is gone: its vector leaves the store. */
+  forget(id: string): void {
+    this.#vectored.delete(id)
+    const store = this.#store
+    if (store) native(() => store.remove(id))
+  }
+
+  /**
+   * Call the embedder with a deadline; its answer checked into `n` vectors. Whatever the
+   * embedder throws becomes `E_ENCODE` (the original as `cause`).
+   */
+  async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      const call = Promise.resolve()
+        .then(() => (what === 'texts' ? this.#embedFn(texts, { query: true }) : this.#embedFn(texts)))
+        .catch((err: unknown) => {
+          throw err instanceof EncoderError ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
+        })
+      const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
+      const out =
+        ms > 0
+          ? await Promise.race([
+              call,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${texts.length} texts within ${ms} ms`)), ms)
+                // The deadline alone never keeps the process running.
+                timer.unref?.()
+              }),
+            ])
+          : await call
+      return toVectors(out, texts.length, dim, what)
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+    }
+  }
+
+  /** Search requests' vectors (`E_ENCODE` on any failure; the request deadline applies). */
+  requestVectors(texts: string[]): Promise<Float32Array[]> {
+    return this.#vectors(texts, this.#store?.dim, 'texts')
+  }
+
+  /**
+   * Embed the items after the work already queued (`items()` is called when this batch starts),
+   * `EMBED_BATCH` texts a call; each call's vectors are stored as they come, for the items still
+   * held. The promise rejects with the embedding's error.
+   */
+  enqueue(items: () => readonly ChannelItem[]): Promise<void> {
+    const batch = this.#pending.catch(() => {}).then(() => this.#embed(items()))
+    this.#pending = batch
+    batch.catch(() => {}) // reported through `ready`
+    return batch
+  }
+
+  async #embed(items: readonly ChannelItem[]): Promise<void> {
+    for (let at = 0; at < items.length; at += EMBED_BATCH) {
+      const batch = items.slice(at, at + EMBED_BATCH)
+      let vecs: Float32Array[]
+      try {
+        vecs = await this.#vectors(
+          batch.map((i) => i.text),
+          this.#store?.dim,
+          'tools',
+        )
+      } catch (err) {
+        this.#error = err
+        throw err
+      }
+      if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
+      const store = this.#store
+      // Skip tools removed or replaced while embedding ran.
+      const ids: string[] = []
+      const rows = new Float32Array(batch.length * store.dim)
+      let j = 0
+      batch.forEach((item, i) => {
+        const id = item.held()
+        if (id === undefined) return
+        ids.push(id)
+        rows.set(vecs[i], j++ * store.dim)
+      })
+      native(() => store.upsertMany(ids, rows.subarray(0, j * store.dim)))
+      for (const id of ids) this.#vectored.add(id)
+    }
+  }
+
+  /**
+   * Resolves when `complete()` holds after the queued work (waiting for work queued meanwhile
+   * too); rejects with the error of an embedding that failed.
+   */
+  async ready(complete: () => boolean): Promise<void> {
+    for (;;) {
+      const batch = this.#pending
+      let failure: unknown
+      await batch.catch((e: unknown) => {
+        failure = e ?? new EncoderError('E_ENCODE', 'the embedding failed')
+      })
+      if (batch !== this.#pending) continue
+      if (complete()) {
+        this.#error = undefined
+        return
+      }
+      throw failure ?? this.#error ?? new EncoderError('E_ENCODE', 'some tools have no vector')
+    }
+  }
+}
