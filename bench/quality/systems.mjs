@@ -22,10 +22,14 @@ export const SYSTEM_IDS = [
 ]
 
 /** Systems scored only when asked for by name (`--systems`). */
-export const EXTRA_SYSTEM_IDS = ['fused-anyscript', 'fused-nogloss']
+export const EXTRA_SYSTEM_IDS = ['fused-anyscript', 'fused-nogloss', 'e5', 'fused-e5', 'fused-fallback']
 
-/** Systems that need the local encoder (companion addon + model directory). */
-export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused', 'fused-anyscript', 'fused-nogloss']
+/**
+ * Systems that need the local encoder (companion addon + model directory); the last three also
+ * need multilingual-e5-small (`bash scripts/fetch-model.sh multilingual-e5-small`; its
+ * directory: `defaultModelDir('multilingual-e5-small')`).
+ */
+export const SEMANTIC_IDS = ['minilm', 'fused', 'bm25-fused', 'fused-anyscript', 'fused-nogloss', 'e5', 'fused-e5', 'fused-fallback']
 
 // ---------------------------------------------------------------------------------------------
 // Shared preparation for the JS engines
@@ -290,82 +294,113 @@ export async function vectorStoreOf(api, sem, enc, tools) {
  * systems: { method, lexicalWeight, candidates, rrfK }.
  */
 function semanticSystems(api, sem, lexical, fusion, notes) {
-  let enc = null
-  let reason = null
-  try {
-    enc = sem.loadLocalEncoder()
-  } catch (e) {
-    reason = `local encoder unavailable: ${e?.code ?? ''} ${String(e?.message ?? e).split('\n')[0]}`
+  const load = (modelDir) => {
+    try {
+      return { enc: sem.loadLocalEncoder(modelDir ? { modelDir } : {}), reason: null }
+    } catch (e) {
+      return { enc: null, reason: `local encoder unavailable (${modelDir ?? 'default model'}): ${e?.code ?? ''} ${String(e?.message ?? e).split('\n')[0]}` }
+    }
   }
-  const qvec = new Map() // query text -> vector, filled by prepare()
+  const e5Dir = sem.defaultModelDir('multilingual-e5-small')
+  const { enc, reason } = load()
+  const e5 = load(e5Dir)
   const perClause = (fusion?.perClause ?? sem.FUSION_DEFAULTS.perClause) !== false && fusion?.perClause !== 0
   const clausesOf = (q) => (perClause ? sem.queryClauses(q) : [])
-  const prepare = async (_h, texts) => {
-    const todo = [...new Set(texts.flatMap((t) => [t, ...clausesOf(t)]).filter((t) => !qvec.has(t)))]
-    if (todo.length === 0) return
-    const vs = await enc.embed(todo)
-    todo.forEach((t, i) => qvec.set(t, vs[i]))
+  /** One encoder's request vectors (embedded per set before timing) and tool vectors. */
+  const channelOf = (e) => {
+    const qvec = new Map() // query text -> vector, filled by prepare()
+    const prepare = async (texts) => {
+      const todo = [...new Set(texts.flatMap((t) => [t, ...clausesOf(t)]).filter((t) => !qvec.has(t)))]
+      if (todo.length === 0) return
+      const vs = await e.embed(todo, { query: true })
+      todo.forEach((t, i) => qvec.set(t, vs[i]))
+    }
+    return {
+      enc: e,
+      prepare,
+      queryVec: async (q) => {
+        if (!qvec.has(q)) await prepare([q])
+        return qvec.get(q)
+      },
+      buildVectors: (tools) => vectorStoreOf(api, sem, e, tools),
+      readable: (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE,
+    }
   }
-  const queryVec = async (q) => {
-    if (!qvec.has(q)) await prepare(null, [q])
-    return qvec.get(q)
-  }
-  const buildVectors = (tools) => vectorStoreOf(api, sem, enc, tools)
+  const main = enc ? channelOf(enc) : null
+  const fallback = e5.enc ? channelOf(e5.enc) : null
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
-  // As `searchFused` does: with `scriptRule`, a request the encoder cannot read (mostly in
-  // scripts outside its languages) is ranked by the lexical channel alone.
-  const readable = (t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE
-  // What is embedded for request `q`, as `searchFused` decides: itself, its lexicon gloss, or
-  // nothing (lexical only); 'any' embeds every request as it is.
-  const embedded = (rule, q) => {
-    if (rule === 'any' || readable(q)) return q
+  // As `searchFused` does: a request goes to the first channel that reads it (mostly in scripts
+  // of its languages); else, with 'gloss', its lexicon gloss to the first that reads that; else
+  // it is ranked by the lexical channel alone. 'any' embeds every request as it is.
+  const route = (channels, rule, q) => {
+    if (rule === 'any') return { ch: channels[0], text: q }
+    const reader = channels.find((c) => c.readable(q))
+    if (reader) return { ch: reader, text: q }
     const gloss = rule === 'gloss' ? api.nativeBinding.lexiconGloss(q) : ''
-    return gloss && readable(gloss) ? gloss : null
+    const glossReader = gloss ? channels.find((c) => c.readable(gloss)) : undefined
+    return glossReader ? { ch: glossReader, text: gloss } : null
   }
-  const fusedSystem = (id, rule) => ({
+  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
+  const fusedSystem = (id, label, channels, rule) => ({
     id,
-    label:
-      `enhanced (abstaining off) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})` +
-      { lexical: `; requests the encoder cannot read (languages ${JSON.stringify(enc?.languages ?? 'any')}): lexical only`, any: '; every request embedded', gloss: '; requests the encoder cannot read: their lexicon gloss embedded' }[rule],
-    build: async (tools) => ({ store: await buildVectors(tools), idx: enhanced(tools) }),
-    prepare: async (h, texts) => prepare(h, texts.map((t) => embedded(rule, t)).filter(Boolean)),
+    label: `enhanced (abstaining off) + ${label}, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
+    channels,
+    build: async (tools) => ({ stores: await Promise.all(channels.map((c) => c.buildVectors(tools))), idx: enhanced(tools) }),
+    prepare: async (_h, texts) => {
+      const routes = texts.map((t) => route(channels, rule, t)).filter(Boolean)
+      for (const c of channels) await c.prepare(routes.filter((r) => r.ch === c).map((r) => r.text))
+    },
     search: async (h, q) => {
       const lex = h.idx.search(q, CAND)
-      const e = embedded(rule, q)
-      if (e === null) return lex.slice(0, K).map((r) => r.name)
+      const r = route(channels, rule, q)
+      if (r === null) return lex.slice(0, K).map((x) => x.name)
+      const store = h.stores[channels.indexOf(r.ch)]
       const lists = []
-      for (const t of [e, ...clausesOf(e)]) lists.push(h.store.search(await queryVec(t), CAND))
+      for (const t of [r.text, ...clausesOf(r.text)]) lists.push(store.search(await r.ch.queryVec(t), CAND))
       const vec = sem.mergeVectorHits(lists, CAND)
-      return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
+      return sem.fuse(lex, vec, K, fusion).map((x) => x.name)
     },
   })
-  const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
+  const alone = (id, label, c) => ({
+    id,
+    label,
+    channels: [c],
+    build: async (tools) => ({ store: await c.buildVectors(tools) }),
+    prepare: async (_h, texts) => c.prepare(texts),
+    search: async (h, q) => h.store.search(await c.queryVec(q), K).map((r) => r.name),
+  })
+  const langs = (c) => JSON.stringify(c?.enc?.languages ?? 'any')
   const out = [
-    {
-      id: 'minilm',
-      label: `all-MiniLM-L6-v2 (local encoder, ${enc ? enc.id : 'n/a'}), cosine over int8 vectors`,
-      build: async (tools) => ({ store: await buildVectors(tools) }),
-      prepare,
-      search: async (h, q) => h.store.search(await queryVec(q), K).map((r) => r.name),
-    },
-    fusedSystem('fused', sem.FUSION_DEFAULTS.unreadable),
-    fusedSystem('fused-anyscript', 'any'),
-    fusedSystem('fused-nogloss', 'lexical'),
+    alone('minilm', `all-MiniLM-L6-v2 (local encoder, ${enc ? enc.id : 'n/a'}), cosine over int8 vectors`, main),
+    fusedSystem('fused', `MiniLM; requests the encoder cannot read (languages ${langs(main)}): their lexicon gloss embedded`, [main], sem.FUSION_DEFAULTS.unreadable),
+    fusedSystem('fused-anyscript', 'MiniLM; every request embedded', [main], 'any'),
+    fusedSystem('fused-nogloss', `MiniLM; requests the encoder cannot read (languages ${langs(main)}): lexical only`, [main], 'lexical'),
     {
       id: 'bm25-fused',
       label: `BM25 (minisearch) + MiniLM, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
-      build: async (tools) => ({ store: await buildVectors(tools), bm: lexical.build(tools) }),
-      prepare,
+      channels: [main],
+      build: async (tools) => ({ store: await main.buildVectors(tools), bm: lexical.build(tools) }),
+      prepare: async (_h, texts) => main.prepare(texts),
       search: async (h, q) => {
         const lex = lexical.scored(h.bm, q, CAND)
-        const vec = h.store.search(await queryVec(q), CAND)
+        const vec = h.store.search(await main.queryVec(q), CAND)
         return sem.fuse(lex, vec, K, fusion).map((r) => r.name)
       },
     },
+    alone('e5', `multilingual-e5-small (local encoder, ${e5.enc ? e5.enc.id : 'n/a'}, "query: " / "passage: " prompts), cosine over int8 vectors`, fallback),
+    fusedSystem('fused-e5', 'multilingual-e5-small; every request embedded', [fallback], 'any'),
+    fusedSystem(
+      'fused-fallback',
+      `MiniLM, and multilingual-e5-small (fallbackEmbedder) for requests MiniLM cannot read (languages ${langs(main)})`,
+      [main, fallback],
+      sem.FUSION_DEFAULTS.unreadable,
+    ),
   ]
   for (const s of out) {
-    s.available = enc !== null
-    s.reason = reason
+    const missing = s.channels.some((c) => c === null)
+    s.available = !missing
+    s.reason = missing ? (main ? e5.reason : reason) : null
+    delete s.channels
   }
   if (enc) notes.add(`encoder ${enc.id}, dim ${enc.dim}; query vectors embedded per set before timing (prepare), so latency excludes the encoder`)
   return out
