@@ -18,6 +18,11 @@ if (!src || !out) {
   console.error('usage: node scripts/convert-e5.mjs e5-small-q4.bin OUT_DIR')
   process.exit(2)
 }
+// A read past the end of a damaged image is a refusal, not a stack trace.
+process.on('uncaughtException', (e) => {
+  console.error(`convert-e5: ${src}: malformed model image (${e instanceof Error ? e.message : String(e)})`)
+  process.exit(1)
+})
 const buf = readFileSync(src)
 const QK = 32
 const BLOCK_BYTES = 2 + QK / 2
