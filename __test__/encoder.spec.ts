@@ -313,6 +313,38 @@ describe('a host embedder (embedderFromFunction)', () => {
     expect((await idx.searchVector('reserve a restaurant table', 10)).map((h) => h.name)).not.toContain('reserve_table')
   })
 
+  test('with a fallback embedder, `ready` waits for every channel, also for work an upsert queued meanwhile', async () => {
+    let openMain!: () => void
+    let openFallback!: () => void
+    const mainGate = new Promise<void>((r) => (openMain = r))
+    const fallbackGate = new Promise<void>((r) => (openFallback = r))
+    let mainCalls = 0
+    const idx = SemanticToolIndex.create(TOOLS, {
+      // The embedder answers the first batch at once, the next one when its gate opens.
+      embedder: embedderFromFunction(async (texts) => {
+        if (mainCalls++ > 0) await mainGate
+        return texts.map(trigram)
+      }, 'main'),
+      fallbackEmbedder: embedderFromFunction(async (texts) => {
+        await fallbackGate
+        return texts.map((t) => trigram(t).slice(0, 32))
+      }, 'fallback'),
+    })
+    let settled = false
+    const ready = idx.ready.then(() => (settled = true))
+    await new Promise((r) => setTimeout(r, 20))
+    // While `ready` waits for the fallback, an upsert queues a batch on both channels.
+    const upserted = idx.upsert([{ name: 'lookup_flight', description: 'Find flights between two airports' }])
+    openFallback()
+    await new Promise((r) => setTimeout(r, 50))
+    expect(settled).toBe(false)
+    expect(idx.vectorsReady).toBe(false)
+    openMain()
+    await ready
+    await upserted
+    expect(idx.vectorsReady).toBe(true)
+  })
+
   test('a fallback embedder that is not an Embedder is E_INVALID_ARG; one on Object.prototype is not read', async () => {
     const embedder = embedderFromFunction((texts) => texts.map(trigram), 'trigram')
     for (const bad of [null, 5, {}, { embed: 'no' }]) {

@@ -413,7 +413,12 @@ export class SemanticToolIndex {
   /** Resolves when every tool has its vectors; rejects with the error of an embedding that failed. */
   get ready(): Promise<void> {
     return (async () => {
-      for (const c of this.#channels) await c.ready(() => this.#complete(c))
+      // An upsert while one channel is waited for queues work on every channel: go round again
+      // until all are complete at once (a channel that failed throws).
+      for (;;) {
+        for (const c of this.#channels) await c.ready(() => this.#complete(c))
+        if (this.vectorsReady) return
+      }
     })()
   }
 
