@@ -288,6 +288,10 @@ describe('a host embedder (embedderFromFunction)', () => {
     expect(idx.vectorsReady).toBe(false)
     expect(idx.readsRequest('发送邮件')).toBe(true)
     expect((await idx.searchFused('weather forecast', 2))[0]).toMatchObject({ name: 'get_weather', vector: expect.any(Number) })
+    // Waiting is for the encoder the request goes to: the embedder's vectors are all there.
+    expect((await idx.searchFused('weather forecast', 2, { wait: true }))[0].vector).toEqual(expect.any(Number))
+    expect((await idx.searchVector('weather forecast', 1))[0].name).toBe('get_weather')
+    await expect(idx.searchFused('发送邮件', 2, { wait: true })).rejects.toMatchObject({ code: 'E_ENCODE' })
     expect((await idx.searchFused('发送邮件', 2))[0].vector).toBeUndefined()
     // `upsert([])` retries the tools the fallback has no vector of.
     mainSeen.length = 0

@@ -520,14 +520,15 @@ export class SemanticToolIndex {
   }
 
   /**
-   * The `limit` tools nearest to the query by vector alone (waits for `ready`), embedded by the
-   * first embedder that reads it (the embedder's when none does).
+   * The `limit` tools nearest to the query by vector alone, embedded by the first embedder that
+   * reads it (the embedder when none does); waits until that embedder has every tool's vector
+   * (rejects as `ready` does when its embedding failed).
    */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
     checkQuery(query)
     const k = checkLimit(limit)
-    await this.ready
     const channel = this.#channels.find((c) => c.reads(query)) ?? this.#channels[0]
+    await channel.ready(() => this.#complete(channel))
     const store = channel.store
     if (!store || k === 0) return []
     const [q] = await channel.requestVectors([query])
@@ -556,7 +557,8 @@ export class SemanticToolIndex {
 
   /**
    * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
-   * vector it answers with the lexical ranking, unless `wait` is true (then it waits for `ready`).
+   * vector from the embedder the request goes to, it answers with the lexical ranking, unless
+   * `wait` is true (then it waits for that embedder's vectors, rejecting as `ready` does).
    * A request mostly written in scripts the embedder was not trained on (`Embedder.languages`:
    * a Chinese request to an English model) is embedded by the fallback embedder if it reads it;
    * else its lexicon gloss is, or with `unreadable: 'lexical'` it is ranked by the lexical channel
@@ -567,7 +569,7 @@ export class SemanticToolIndex {
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
     const route = this.#embedded(query, o.unreadable)
-    if (o.wait && route !== undefined) await this.ready
+    if (o.wait && route !== undefined) await route.channel.ready(() => this.#complete(route.channel))
     const lexicalOnly = () =>
       this.#lexical
         .search(query, o.candidates)
