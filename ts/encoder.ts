@@ -32,6 +32,18 @@ export class EncoderError extends Error {
   }
 }
 
+/**
+ * Whether `e` is an `EncoderError`. Never throws: `instanceof` itself throws on a revoked Proxy
+ * (or one whose `getPrototypeOf` trap throws), which a hostile embedder may throw or answer.
+ */
+export function isEncoderError(e: unknown): e is EncoderError {
+  try {
+    return e instanceof EncoderError
+  } catch {
+    return false
+  }
+}
+
 /** Turns texts into vectors (one per text, same length each). */
 export interface Embedder {
   /** Identifies the model; vectors of different ids are never mixed. */
@@ -96,7 +108,7 @@ function languageList(value: unknown, what: string): string[] {
     if (n > MAX_LANGUAGES) throw new EncoderError('E_INVALID_ARG', `${what} lists ${n} languages; at most ${MAX_LANGUAGES}`)
     list = Array.from({ length: n }, (_, i) => value[i])
   } catch (e) {
-    if (e instanceof EncoderError) throw e
+    if (isEncoderError(e)) throw e
     throw new EncoderError('E_INVALID_ARG', `reading ${what} threw: ${describeError(e)}`, { cause: e })
   }
   for (const l of list) {
@@ -257,7 +269,7 @@ function rows(flat: Float32Array, n: number, dim: number): Float32Array[] {
 }
 
 function coded(e: unknown): EncoderError {
-  if (e instanceof EncoderError) return e
+  if (isEncoderError(e)) return e
   const msg = String((e as Error)?.message ?? e)
   const m = /^\[(E_[A-Z_]+)\]\s*/.exec(msg)
   const code = (m?.[1] ?? 'E_ENCODE') as EncoderErrorCode
@@ -305,7 +317,7 @@ function checkTexts(texts: readonly string[]): string[] {
     const n = texts.length
     list = Array.from({ length: n }, (_, i) => texts[i])
   } catch (e) {
-    if (e instanceof EncoderError) throw e
+    if (isEncoderError(e)) throw e
     throw new EncoderError('E_INVALID_ARG', `reading the texts threw: ${describeError(e)}`, { cause: e })
   }
   for (const t of list) if (typeof t !== 'string') throw new EncoderError('E_INVALID_ARG', `texts must be strings, got ${typeof t}`)

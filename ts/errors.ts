@@ -38,6 +38,15 @@ const NATIVE_CODES = new Set<string>([
 
 /** Re-throw an error from the addon as a `ToolIndexError` with a stable code. */
 export function fromNative(err: unknown): ToolIndexError {
+  try {
+    return codedFromNative(err)
+  } catch {
+    // A value that throws on every look (a revoked Proxy) has no code or message to read.
+    return new ToolIndexError('E_INTERNAL', 'an unprintable error', { cause: err })
+  }
+}
+
+function codedFromNative(err: unknown): ToolIndexError {
   if (err instanceof ToolIndexError) return err
   const e = err as { code?: unknown; message?: unknown }
   const message = typeof e?.message === 'string' ? e.message : String(err)

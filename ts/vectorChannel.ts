@@ -4,7 +4,7 @@
  * the embedding of search requests. `SemanticToolIndex` keeps one per embedder and decides which
  * tools are held; a channel only embeds what it is given and keeps what is still held.
  */
-import { EncoderError, embedderLanguages, type Embedder } from './encoder'
+import { EncoderError, embedderLanguages, isEncoderError, type Embedder } from './encoder'
 import { MIN_READABLE_SHARE, readableShare } from './languages'
 import { MAX_TIMER_MS } from './config'
 import { native } from './errors'
@@ -45,7 +45,7 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
     }
     return out
   } catch (err) {
-    if (err instanceof EncoderError) throw err
+    if (isEncoderError(err)) throw err
     throw new EncoderError('E_ENCODE', `reading ${what} threw: ${describeError(err)}`, { cause: err })
   }
 }
@@ -58,7 +58,7 @@ function toVectors(out: unknown, n: number, dim: number | undefined, what: strin
     if (out.length !== n) throw new EncoderError('E_ENCODE', `the embedder returned ${out.length} vectors for ${n} ${what}`)
     list = Array.from({ length: n }, (_, i) => out[i])
   } catch (err) {
-    if (err instanceof EncoderError) throw err
+    if (isEncoderError(err)) throw err
     throw new EncoderError('E_ENCODE', `reading the embedder's answer threw: ${describeError(err)}`, { cause: err })
   }
   const first = toVector(list[0], dim, `vector 0`)
@@ -142,7 +142,7 @@ export class VectorChannel {
       const call = Promise.resolve()
         .then(() => (what === 'texts' ? this.#embedFn(texts, { query: true }) : this.#embedFn(texts)))
         .catch((err: unknown) => {
-          throw err instanceof EncoderError ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
+          throw isEncoderError(err) ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
         })
       const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
       const out =
