@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { EncoderError, SemanticToolIndex, embedderFromFunction, lexiconGloss, queryClauses, toolText } from '../dist/semantic.js'
+import { EncoderError, SemanticToolIndex, embedderFromFunction, lexiconGloss, queryClauses, routeRequest, toolText } from '../dist/semantic.js'
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -788,6 +788,29 @@ describe('upsert([]) after a failed fallback embedding', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('routing between the embedder and the fallback', () => {
+  test('routeRequest: the first encoder that reads the request, else the gloss to the first that reads it, else none', () => {
+    const en = { id: 'en', reads: (t: string) => /^[\x00-\x7f]*$/.test(t) }
+    const any = { id: 'any', reads: () => true }
+    const reads = (e: { reads: (t: string) => boolean }, t: string) => e.reads(t)
+    const zh = '帮我在 GitHub 上创建一个 issue'
+    const gloss = lexiconGloss(zh)
+    expect(gloss).not.toBe('')
+    const cases: [string, (typeof en)[], 'gloss' | 'lexical', { id: string; text: string } | undefined][] = [
+      ['send an email', [en, any], 'gloss', { id: 'en', text: 'send an email' }],
+      ['send an email', [any, en], 'lexical', { id: 'any', text: 'send an email' }],
+      [zh, [en, any], 'lexical', { id: 'any', text: zh }],
+      [zh, [en], 'gloss', { id: 'en', text: gloss }],
+      [zh, [en], 'lexical', undefined],
+      ['你好吗', [en], 'gloss', undefined],
+      ['天气', [en], 'gloss', { id: 'en', text: lexiconGloss('天气') }],
+      [zh, [], 'gloss', undefined],
+    ]
+    for (const [query, encoders, unreadable, want] of cases) {
+      const got = routeRequest(query, encoders, reads, unreadable)
+      expect(got && { id: got.encoder.id, text: got.text }).toEqual(want)
+    }
+  })
+
   test('a request the main embedder reads never reaches the fallback; one only the fallback reads goes there', async () => {
     const p = 'o1'
     const main = host('main', ['en'], enVec)

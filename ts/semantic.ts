@@ -182,6 +182,26 @@ export function lexiconGloss(query: string): string {
   return native(() => binding.lexiconGloss(query))
 }
 
+/**
+ * What is embedded for a request, and by which encoder: the request itself, by the first of
+ * `encoders` that reads it; else, with `unreadable: 'gloss'`, its lexicon gloss, by the first
+ * that reads that; else nothing (`undefined`: the lexical ranking answers alone). The rule of
+ * `SemanticToolIndex.searchFused`, exported for tools that mirror it.
+ */
+export function routeRequest<E>(
+  query: string,
+  encoders: readonly E[],
+  reads: (encoder: E, text: string) => boolean,
+  unreadable: 'lexical' | 'gloss',
+): { encoder: E; text: string } | undefined {
+  const reader = encoders.find((e) => reads(e, query))
+  if (reader !== undefined) return { encoder: reader, text: query }
+  if (unreadable !== 'gloss') return undefined
+  const gloss = lexiconGloss(query)
+  const glossReader = gloss ? encoders.find((e) => reads(e, gloss)) : undefined
+  return glossReader !== undefined ? { encoder: glossReader, text: gloss } : undefined
+}
+
 /** The most clauses a request is embedded in (one vector per clause, plus the whole). */
 export const MAX_QUERY_CLAUSES = 6
 
@@ -542,20 +562,6 @@ export class SemanticToolIndex {
   }
 
   /**
-   * What is embedded for a request, and by which embedder: the request itself, by the first
-   * embedder that reads it; else, with `unreadable: 'gloss'`, its lexicon gloss, by the first
-   * that reads that; else none.
-   */
-  #embedded(query: string, unreadable: 'lexical' | 'gloss'): { channel: VectorChannel; text: string } | undefined {
-    const reader = this.#channels.find((c) => c.reads(query))
-    if (reader) return { channel: reader, text: query }
-    if (unreadable !== 'gloss') return undefined
-    const gloss = lexiconGloss(query)
-    const glossReader = gloss ? this.#channels.find((c) => c.reads(gloss)) : undefined
-    return glossReader ? { channel: glossReader, text: gloss } : undefined
-  }
-
-  /**
    * Fused search: lexical and vector candidates combined (see `fuse`). Until every tool has its
    * vector from the embedder the request goes to, it answers with the lexical ranking, unless
    * `wait` is true (then it waits for that embedder's vectors, rejecting as `ready` does).
@@ -568,19 +574,19 @@ export class SemanticToolIndex {
     checkQuery(query)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
-    const route = this.#embedded(query, o.unreadable)
-    if (o.wait && route !== undefined) await route.channel.ready(() => this.#complete(route.channel))
+    const route = routeRequest(query, this.#channels, (c, text) => c.reads(text), o.unreadable)
+    if (o.wait && route !== undefined) await route.encoder.ready(() => this.#complete(route.encoder))
     const lexicalOnly = () =>
       this.#lexical
         .search(query, o.candidates)
         .slice(0, k)
         .map((r) => ({ name: r.name, score: r.score, lexical: r.score, vector: undefined }))
-    const store = route?.channel.store
-    if (route === undefined || !this.#complete(route.channel) || !store) return lexicalOnly()
+    const store = route?.encoder.store
+    if (route === undefined || !this.#complete(route.encoder) || !store) return lexicalOnly()
     const texts = [route.text, ...(o.perClause ? queryClauses(route.text) : [])]
     let qs: Float32Array[]
     try {
-      qs = await route.channel.requestVectors(texts)
+      qs = await route.encoder.requestVectors(texts)
       this.#queryError = undefined
     } catch (err) {
       // The embeddings API is down or slow: the lexical ranking still answers.

@@ -329,16 +329,11 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
   const main = enc ? channelOf(enc) : null
   const fallback = e5.enc ? channelOf(e5.enc) : null
   const CAND = fusion?.candidates ?? sem.FUSION_DEFAULTS.candidates
-  // As `searchFused` does: a request goes to the first channel that reads it (mostly in scripts
-  // of its languages); else, with 'gloss', its lexicon gloss to the first that reads that; else
-  // it is ranked by the lexical channel alone. 'any' embeds every request as it is.
+  // As `searchFused` does (`routeRequest`); 'any' embeds every request as it is.
   const route = (channels, rule, q) => {
     if (rule === 'any') return { ch: channels[0], text: q }
-    const reader = channels.find((c) => c.readable(q))
-    if (reader) return { ch: reader, text: q }
-    const gloss = rule === 'gloss' ? api.nativeBinding.lexiconGloss(q) : ''
-    const glossReader = gloss ? channels.find((c) => c.readable(gloss)) : undefined
-    return glossReader ? { ch: glossReader, text: gloss } : null
+    const r = sem.routeRequest(q, channels, (c, t) => c.readable(t), rule)
+    return r ? { ch: r.encoder, text: r.text } : null
   }
   const enhanced = (tools) => api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } })
   const fusedSystem = (id, label, channels, rule) => ({
