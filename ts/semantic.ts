@@ -547,7 +547,7 @@ export class SemanticToolIndex {
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
     checkQuery(query)
     const k = checkLimit(limit)
-    const channel = this.#channels.find((c) => c.reads(query)) ?? this.#channels[0]
+    const channel = routeRequest(query, this.#channels, (c, text) => c.reads(text), 'lexical')?.encoder ?? this.#channels[0]
     await channel.ready(() => this.#complete(channel))
     const store = channel.store
     if (!store || k === 0) return []
