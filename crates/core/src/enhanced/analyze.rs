@@ -1,7 +1,8 @@
 //! The enhanced tokenizer: one pipeline for tools and queries, each stage a small pure
 //! function.
 //!
-//! `text` → [`words`] (Unicode word boundaries, UAX #29) → [`split_identifier`]
+//! `text` → [`words`] (Unicode word boundaries, UAX #29) → [`strip_clitic`] (`Twitter's` →
+//! `Twitter`; `don't` gives nothing) → [`split_identifier`]
 //! (`snake_case`, `kebab-case`, `mcp__server__tool`, `CamelCase`, `HTTPServer`) →
 //! lowercase → drop stop words → Snowball English stem → cap at [`MAX_TOKEN_LEN`].
 //! CJK runs (Han, kana) become overlapping bigrams (a lone character stays a unigram), so
@@ -16,7 +17,7 @@ use super::wordlists::is_query_stop_any_case;
 pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
 };
-pub use super::words::{is_cjk, split_identifier, words};
+pub use super::words::{is_cjk, split_identifier, strip_clitic, words};
 
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
 pub const MAX_TOKEN_LEN: usize = 64;
@@ -169,7 +170,7 @@ impl Analyzer {
     }
 
     fn analyze_word(&self, w: &str, emit: &mut dyn FnMut(Cow<'_, str>)) {
-        for piece in split_identifier(w) {
+        for piece in split_identifier(strip_clitic(w)) {
             if let Some(t) = self.normalize(piece) {
                 emit(t);
             }
@@ -279,6 +280,12 @@ mod tests {
             ("单", &["单"]),
             ("東京タワー", &["東京", "京タ", "タワ", "ワー"]),
             ("Ünïcode café", &["ünïcode", "café"]),
+            // Clitics go; a negated auxiliary goes whole.
+            ("Twitter's API isn't down", &["twitter", "api", "down"]),
+            (
+                "it\u{2019}s today\u{2019}s U.S. news",
+                &["today", "u", "s", "news"],
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(a.tokens(text), *want, "{text:?}");
@@ -340,6 +347,14 @@ mod tests {
             vec!["解析", "pdf", "文件"]
         );
         assert_eq!(a.tokens("help"), vec!["help"]);
+        // Intensifiers and politeness say nothing of the tool; in tool text they stay.
+        assert_eq!(
+            a.query_tokens(
+                "I'm specifically interested in a comprehensive, detailed weather report"
+            ),
+            vec!["weather", "report"]
+        );
+        assert_eq!(a.tokens("specific"), vec!["specif"]);
     }
 
     #[test]

@@ -41,6 +41,23 @@ const QUERY_STOP: &[&str] = &[
     "now",
     "really",
     "quite",
+    "specific",
+    "specifically",
+    "particular",
+    "particularly",
+    "interested",
+    "curious",
+    "wondering",
+    "comprehensive",
+    "detailed",
+    "various",
+    "overall",
+    "exactly",
+    "exact",
+    "greatly",
+    "appreciate",
+    "appreciated",
+    "currently",
 ];
 
 /// Is this (lowercased) word a query-only stop word?

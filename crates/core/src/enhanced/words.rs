@@ -18,6 +18,33 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
     word_bounds(text).filter(|w| w.chars().any(|c| c.is_alphanumeric()))
 }
 
+/// English clitics after an apostrophe, dropped from the word they end: `'s` (possessive and
+/// "is"), `'m`, `'re`, `'ll`, `'ve`, `'d`.
+const CLITICS: [&str; 6] = ["s", "m", "re", "ll", "ve", "d"];
+
+/// Stage 1b: an English contraction or possessive without its clitic (`Twitter's` → `Twitter`,
+/// `there's` → `there`, `we'll` → `we`), and nothing for a negated auxiliary (`don't`,
+/// `can't`, `isn't`: a function word whose head, `don` or `isn`, is no word at all). Only the
+/// last apostrophe counts; other words (`O'Brien`, `rock'n'roll`) come back as they are.
+pub fn strip_clitic(word: &str) -> &str {
+    let Some(at) = word.rfind(['\'', '\u{2019}']) else {
+        return word;
+    };
+    let head = &word[..at];
+    // Both apostrophes are one character; the tail is what follows it.
+    let tail = word[at..].trim_start_matches(['\'', '\u{2019}']);
+    if head.is_empty() {
+        return word;
+    }
+    if tail.eq_ignore_ascii_case("t") && head.ends_with(['n', 'N']) {
+        return "";
+    }
+    if CLITICS.iter().any(|c| tail.eq_ignore_ascii_case(c)) {
+        return head;
+    }
+    word
+}
+
 /// Stage 2: split an identifier-like word into its pieces, in order, keeping case:
 /// on `_`, `-`, `.`, `/`, `:`, `@`, on lower→upper edges (`cronCreate`), and before the last
 /// capital of a capital run followed by a lowercase letter (`MongoDBDatabase` →
@@ -99,6 +126,32 @@ mod tests {
         ];
         for (w, want) in cases {
             assert_eq!(split_identifier(w), *want, "{w}");
+        }
+    }
+
+    #[test]
+    fn clitics_strip() {
+        let cases: &[(&str, &str)] = &[
+            ("Twitter's", "Twitter"),
+            ("there's", "there"),
+            ("today\u{2019}s", "today"),
+            ("I'm", "I"),
+            ("we're", "we"),
+            ("you'll", "you"),
+            ("I've", "I"),
+            ("I'd", "I"),
+            ("don't", ""),
+            ("can't", ""),
+            ("Isn\u{2019}t", ""),
+            ("O'Brien", "O'Brien"),
+            ("rock'n'roll", "rock'n'roll"),
+            ("'s", "'s"),
+            ("U.S.", "U.S."),
+            ("it's", "it"),
+            ("a't", "a't"),
+        ];
+        for (w, want) in cases {
+            assert_eq!(strip_clitic(w), *want, "{w}");
         }
     }
 
