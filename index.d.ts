@@ -335,7 +335,7 @@ export interface Tuning {
   confidenceScale?: number
   /** Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off). */
   clauseWeight?: number
-  /** Query weight of synonyms of query words (default 0.2; 0 turns them off). */
+  /** Query weight of synonyms of query words (default 0.3; 0 turns them off). */
   synonymWeight?: number
   /** Name-field weight of generic words such as "find", "get", "id" (default 1). */
   genericNameWeight?: number
@@ -347,7 +347,7 @@ export interface Tuning {
    * `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
    */
   crowdGap?: number
-  /** The crowd rule's weight of the 30th tool's score (default 0.5). */
+  /** The crowd rule's weight of the 30th tool's score (default 0.75). */
   crowdWeight?: number
   /** The crowd rule applies only when the best score is below this (default 0.4). */
   crowdConfidence?: number

@@ -91,7 +91,7 @@ pub struct Tuning {
     pub confidence_scale: Option<f64>,
     /// Weight of per-clause coverage in multi-step requests (default 0.4; 0 turns it off).
     pub clause_weight: Option<f64>,
-    /// Query weight of synonyms of query words (default 0.2; 0 turns them off).
+    /// Query weight of synonyms of query words (default 0.3; 0 turns them off).
     pub synonym_weight: Option<f64>,
     /// Name-field weight of generic words such as "find", "get", "id" (default 1).
     pub generic_name_weight: Option<f64>,
@@ -101,7 +101,7 @@ pub struct Tuning {
     /// a request gets nothing when at least 30 tools match, the best scores below
     /// `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
     pub crowd_gap: Option<f64>,
-    /// The crowd rule's weight of the 30th tool's score (default 0.5).
+    /// The crowd rule's weight of the 30th tool's score (default 0.75).
     pub crowd_weight: Option<f64>,
     /// The crowd rule applies only when the best score is below this (default 0.4).
     pub crowd_confidence: Option<f64>,
