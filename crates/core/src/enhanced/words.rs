@@ -156,6 +156,19 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Stripping a clitic gives the word, a prefix of it that ends before an apostrophe, or
+        /// nothing, for any text (apostrophes of both kinds mixed in).
+        #[test]
+        fn clitic_strip_is_a_prefix(word in "[a-zA-Z\u{e9}\u{4e00}'\u{2019}]{0,12}") {
+            let out = strip_clitic(&word);
+            proptest::prop_assert!(word.starts_with(out));
+            if !out.is_empty() && out.len() < word.len() {
+                let at_apostrophe = word[out.len()..].starts_with(['\'', '\u{2019}']);
+                proptest::prop_assert!(at_apostrophe, "{:?} -> {:?}", word, out);
+            }
+        }
+
+
         /// The byte walk for ASCII pieces splits as the character walk does.
         #[test]
         fn ascii_case_split_agrees(piece in "[a-zA-Z0-9]{1,16}") {
