@@ -1,5 +1,6 @@
-//! Stages 1 and 2 of the enhanced pipeline: the words of a text (UAX #29 boundaries) and
-//! the pieces of an identifier-like word; and which characters are CJK.
+//! Stages 1 and 2 of the enhanced pipeline: the words of a text (UAX #29 boundaries), a
+//! word without its English clitic, and the pieces of an identifier-like word; and which
+//! characters are CJK.
 
 use super::segment::word_bounds;
 
