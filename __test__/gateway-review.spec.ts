@@ -441,3 +441,38 @@ describe('direct calls by bare name (`prefix: false`)', () => {
     }
   }, 60_000)
 })
+
+describe('a call deadline while the wall clock lags', () => {
+  // Timers run on a monotonic clock; Date.now() is the wall clock, which NTP may step or slew
+  // and which counts whole milliseconds, so a deadline can fire before its delay has passed by
+  // Date.now(). That is still the call's deadline, not an upstream's own -32001 answer.
+  let up: InstanceType<typeof gw.Upstream>
+  beforeAll(async () => {
+    const settings = { ...gw.DEFAULT_SETTINGS, callTimeoutMs: 600, connectTimeoutMs: 20_000 }
+    up = new gw.Upstream({ name: 'flaky', transport: 'stdio', command: 'node', args: [FLAKY] } as never, settings, quiet, { onTools: () => {} })
+    up.start()
+    await up.settled()
+  }, 30_000)
+  afterAll(async () => {
+    await up?.close()
+  })
+  test('a call past its deadline is a timeout even when Date.now() did not move', async () => {
+    expect(up.state).toBe('ready')
+    const realNow = Date.now
+    const frozen = realNow()
+    const t0 = performance.now()
+    Date.now = () => frozen
+    let err: unknown
+    try {
+      err = await up.callTool('count_slowly', { to: 100, delay_ms: 100 }, {}).then(
+        () => null,
+        (e: unknown) => e,
+      )
+    } finally {
+      Date.now = realNow
+    }
+    expect(err).toBeInstanceOf(gw.UpstreamUnavailableError)
+    expect((err as InstanceType<typeof gw.UpstreamUnavailableError>).reason).toBe('timeout')
+    expect(performance.now() - t0).toBeLessThan(5_000)
+  }, 20_000)
+})

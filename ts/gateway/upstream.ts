@@ -337,8 +337,16 @@ export class Upstream {
     // The SDK's deadline restarts at each progress notice: when the last one came tells its
     // timeout from an upstream's own -32001.
     let lastProgress = t0
+    // A deadline of our own, set in the same tick as the SDK's and just before it, with the same
+    // delay, so it fires first: both start from the event loop's clock, which runs behind
+    // Date.now() after a long synchronous stretch, so under load the SDK's deadline can fire
+    // before `callTimeoutMs` has passed by Date.now().
+    let deadlinePassed = false
+    const deadline = setTimeout(() => (deadlinePassed = true), this.settings.callTimeoutMs)
+    deadline.unref?.()
     const onprogress = (p: { progress: number; total?: number; message?: string }) => {
       lastProgress = Date.now()
+      deadline.refresh()
       opts.onprogress?.(p)
     }
     try {
@@ -357,7 +365,7 @@ export class Upstream {
       // with the same code (-32001, -32000 are also codes a server may answer with): the
       // deadline has passed, or the connection's close has already taken the server down.
       const now = Date.now()
-      const timedOut = now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs
+      const timedOut = deadlinePassed || now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs
       if (err?.code === sdk.types.ErrorCode.RequestTimeout && timedOut) {
         void this.checkAlive(gen, 'a call deadline')
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
@@ -372,6 +380,7 @@ export class Upstream {
       }
       throw e
     } finally {
+      clearTimeout(deadline)
       if (opts.onlog) this.logListeners.delete(opts.onlog)
     }
   }
