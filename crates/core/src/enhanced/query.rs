@@ -124,8 +124,10 @@ impl EnhancedIndex {
                     .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
                 let ident =
                     camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
+                // A word that is the whole request counts as a name (`raws` splits where
+                // `trim` cuts, so this is `query.trim() == raw` without trimming per word).
                 q.raw.push(key);
-                q.raw_ident.push(ident || query.trim() == raw);
+                q.raw_ident.push(ident || raws.len() == 1);
             }
             if required {
                 for t in self.analyzer.tokens(body) {
@@ -410,6 +412,28 @@ mod tests {
     use super::*;
     use crate::enhanced::Params;
     use crate::ToolDoc;
+
+    /// A word is taken for a name when it looks like an identifier or is the whole request,
+    /// whatever whitespace surrounds it.
+    #[test]
+    fn a_lone_word_is_a_name() {
+        let tools = vec![ToolDoc {
+            name: "word_tool".into(),
+            description: "plain words".into(),
+            ..ToolDoc::default()
+        }];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let cases: &[(&str, &[bool])] = &[
+            ("plain", &[true]),
+            ("  \u{3000}plain\t\n", &[true]),
+            ("plain words", &[false, false]),
+            ("  plain   word_tool ", &[false, true]),
+            ("\u{a0}plain\u{2003}words\u{a0}", &[false, false]),
+        ];
+        for (query, want) in cases {
+            assert_eq!(idx.parse_query(query).raw_ident, *want, "{query:?}");
+        }
+    }
 
     /// Each term once, with the largest weight and any `+` it was given, whether the request
     /// has a few distinct words (found by scanning) or many (found through the map).
