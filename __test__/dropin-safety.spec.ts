@@ -65,6 +65,30 @@ describe('getToolIndex: an index once returned keeps its tools', () => {
     indexes.forEach((index, k) => expect(index.has(`only_${k}_tool`)).toBe(true))
   })
 
+  test('a prompt() that asks the cache for the index being built shares that build (the prompt deadline ends its wait)', async () => {
+    const options = { promptTimeoutMs: 50 }
+    for (const via of ['class', 'getToolIndex'] as const) {
+      const cache = new ToolIndexCache()
+      const get = (list: readonly ToolLike[]) => (via === 'class' ? cache.get(list, options) : getToolIndex(list, options))
+      let nested: Promise<ToolIndex> | undefined
+      const tools: ToolLike[] = [
+        {
+          name: 'mcp__s__asks_for_the_index',
+          isMcp: true,
+          prompt: () => (nested = get(tools)).then((ix) => `one of ${ix.length} tools`),
+        },
+        { name: 'mcp__s__plain', isMcp: true, prompt: async () => 'plain words' },
+      ]
+      const index = await get(tools)
+      expect(nested).toBeDefined()
+      expect(await nested).toBe(index)
+      if (via === 'class') expect(cache.stats.builds).toBe(1)
+      const asking = [...index].find((t) => t.name === 'mcp__s__asks_for_the_index')
+      expect(asking?.description).toBe('')
+      expect(searchTools('plain words', index).map((r) => r.name)).toEqual(['mcp__s__plain'])
+    }
+  })
+
   test('the same names give the same object; a disposed one is replaced by a fresh build', async () => {
     const list = [tool('one_tool'), tool('two_tool')]
     const a = await getToolIndex(list)

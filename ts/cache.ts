@@ -46,24 +46,17 @@ export class ToolIndexCache {
       return cur.pending
     }
     const previous = cur && cur.optionsKey === optionsKey ? cur : null
+    let settle!: { resolve: (index: ToolIndex) => void; reject: (error: unknown) => void }
     const line: CacheLine = {
       ordered: names,
       names: new Set(names),
       count: names.length,
       optionsKey,
-      pending: Promise.resolve(null as unknown as ToolIndex),
+      pending: new Promise<ToolIndex>((resolve, reject) => {
+        settle = { resolve, reject }
+      }),
       memo: new Map(),
     }
-    line.pending = (async () => {
-      const base = previous ? await previous.pending.then(ToolIndex.takeState, () => undefined) : undefined
-      if (base) {
-        await updateState(base, tools, options)
-        this.stats.updates++
-        return new ToolIndex(base)
-      }
-      this.stats.builds++
-      return buildToolIndex(tools, options)
-    })()
     line.pending.then(
       (index) => {
         line.index = index
@@ -72,7 +65,20 @@ export class ToolIndexCache {
         if (this.#line === line) this.#line = null
       },
     )
+    // The line is current (and its promise real) before any tool's code runs: a prompt()
+    // that asks this cache for the same tools gets this line's promise (and, if it waits
+    // for it, the prompt deadline ends the wait) instead of starting another build.
     this.#line = line
+    ;(async () => {
+      const base = previous ? await previous.pending.then(ToolIndex.takeState, () => undefined) : undefined
+      if (base) {
+        await updateState(base, tools, options)
+        this.stats.updates++
+        return new ToolIndex(base)
+      }
+      this.stats.builds++
+      return buildToolIndex(tools, options)
+    })().then(settle.resolve, settle.reject)
     return line.pending
   }
 
