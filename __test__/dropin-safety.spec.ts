@@ -11,6 +11,7 @@ import {
   ToolIndexError,
   buildToolIndex,
   clearToolIndexCache,
+  clearToolSearchCache,
   formatToolSearchResult,
   getToolIndex,
   isDeferredTool,
@@ -97,6 +98,33 @@ describe('getToolIndex: an index once returned keeps its tools', () => {
     const b = await getToolIndex(list)
     expect(b).not.toBe(a)
     expect(names(b)).toEqual(['one_tool', 'two_tool'])
+  })
+})
+
+describe('toolSearch: concurrent calls over different tool lists', () => {
+  test('with searchLoaded, each answer names only its own tools, then and later', async () => {
+    clearToolSearchCache()
+    const slow = (ms: number, text: string) => () => new Promise<string>((r) => setTimeout(() => r(text), ms))
+    const listA: ToolLike[] = [
+      { name: 'ReadSecrets', prompt: slow(5, 'Read the secret vault file contents'), inputJSONSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+      { name: 'mcp__a__notes', prompt: slow(5, 'Take notes'), isMcp: true },
+    ]
+    const listB: ToolLike[] = [
+      { name: 'Bash', prompt: slow(60, 'Run a shell command') },
+      { name: 'mcp__b__files', prompt: slow(60, 'List files in a folder'), isMcp: true },
+    ]
+    const ctx = (tools: ToolLike[]) => ({ tools, searchLoaded: true, coreTools: ['ReadSecrets', 'Bash'] })
+    const input = { query: 'read secret file', max_results: 5 }
+    const [a, b] = await Promise.all([toolSearch(input, ctx(listA)), toolSearch(input, ctx(listB))])
+    expect(a.matches).toEqual(['ReadSecrets'])
+    expect(a.already_loaded).toEqual(['ReadSecrets'])
+    expect(b.matches).toEqual(['mcp__b__files'])
+    expect(b.already_loaded).toBeUndefined()
+    expect(String(b.core_tool_guidance ?? '')).not.toContain('ReadSecrets')
+    // B's line keeps what it derived from B's own tools.
+    const again = await toolSearch(input, ctx(listB))
+    expect(again.matches).toEqual(['mcp__b__files'])
+    clearToolSearchCache()
   })
 })
 

@@ -9,6 +9,9 @@ import { buildToolIndex, collect, planBuild } from './build'
 import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
 import type { BuildOptions, ToolLike } from './types'
 
+/** Values derived from one cache line's tool list, by key (see `ToolIndexCache.memoOfCurrent`). */
+export type LineMemo = <T>(key: string, compute: () => T) => T
+
 interface CacheLine {
   /** The names of the tools the line was asked for, in the order given... */
   ordered: string[]
@@ -17,7 +20,7 @@ interface CacheLine {
   count: number
   optionsKey: string
   pending: Promise<ToolIndex>
-  /** Values derived from this line's tool list (see `ToolIndexCache.memo`). */
+  /** Values derived from this line's tool list (see `ToolIndexCache.memoOfCurrent`). */
   memo: Map<string, unknown>
   /** The index, once built (a disposed one is not handed out again). */
   index?: ToolIndex
@@ -83,14 +86,18 @@ export class ToolIndexCache {
   }
 
   /**
-   * A value derived from the tool list of the current line (the last `get`), computed once
-   * per line: valid while the tool names hold.
+   * The memo of the current line: call it right after `get`, before any await. A value asked
+   * of it is derived from that line's tool list and computed once per line; it stays bound to
+   * that line, so a `get` for other tools in between (a concurrent call) never hands this
+   * caller values derived from another list.
    */
-  memo<T>(key: string, compute: () => T): T {
+  memoOfCurrent(): LineMemo {
     const line = this.#line
-    if (!line) return compute()
-    if (!line.memo.has(key)) line.memo.set(key, compute())
-    return line.memo.get(key) as T
+    return <T>(key: string, compute: () => T): T => {
+      if (!line) return compute()
+      if (!line.memo.has(key)) line.memo.set(key, compute())
+      return line.memo.get(key) as T
+    }
   }
 
   /** Forget the cached index. */

@@ -201,10 +201,13 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
     coreTools: coreOpt?.coreTools,
     scoring: c.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
   })
+  // Bound to this call's cache line now: a concurrent call for other tools may make its own
+  // line current before the awaits below.
+  const memo = cache.memoOfCurrent()
   // Per tool list (while its names hold): the deferred count, and the tools by lowercased
   // name for the exact-name path (the native side prefers an indexed tool).
   const coreKey = coreOpt ? JSON.stringify(coreOpt.coreTools) : ''
-  const derived = cache.memo(`toolSearch:${coreKey}`, () => {
+  const derived = memo(`toolSearch:${coreKey}`, () => {
     // Each tool's name read once ('' for one that is not a string), whether it is
     // deferred, and the first position of each name.
     const names: string[] = new Array(tools.length)
@@ -236,7 +239,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
    * search, as without `searchLoaded`: the search itself still answers.
    */
   const loadedIndex = (): Promise<ToolIndex | undefined> =>
-    cache.memo(`toolSearch:loaded:${coreKey}`, () => buildLoadedIndex(tools, derived.names, derived.loaded, buildOptions).catch(() => undefined))
+    memo(`toolSearch:loaded:${coreKey}`, () => buildLoadedIndex(tools, derived.names, derived.loaded, buildOptions).catch(() => undefined))
   const guidance = async (already: string[]): Promise<string | undefined> => {
     if (!searchLoaded || already.length === 0) return undefined
     const schemas = await loadedIndex()
@@ -265,7 +268,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   if (select) {
     // One pass over the tools builds the look-ups (memoized per tool list); each requested
     // name is then O(1): linear in names + tools.
-    const lookup = cache.memo(`select:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => selectLookup(tools, isDeferred))
+    const lookup = memo(`select:${coreOpt ? JSON.stringify(coreOpt.coreTools) : ''}`, () => selectLookup(tools, isDeferred))
     const found: string[] = []
     const foundSet = new Set<string>()
     const already: string[] = []
