@@ -276,6 +276,43 @@ describe('coded errors for everything that reaches the caller', () => {
   })
 })
 
+describe('input schemas of any shape are read in bounded work (enhanced scoring reads their words)', () => {
+  // Before, each shared sub-schema was walked again for every path to it: a 4-level chain
+  // of 400-wide anyOf lists is 400^4 walks, and the build never finished.
+  // The searchable words sit after the costly part, which has no text of its own (text
+  // alone would end the walk at the size cap).
+  const shared = () => {
+    let node: object = { type: 'string' }
+    for (let d = 0; d < 4; d++) node = { anyOf: Array(400).fill(node) }
+    return { type: 'object', anyOf: [node, { properties: { latitude: { type: 'number', description: 'degrees north' } } }] }
+  }
+  const selfRef = () => {
+    const s: { type: string; anyOf: object[] } = { type: 'object', anyOf: [] }
+    s.anyOf = [...Array(400).fill(s), { properties: { altitude: { type: 'number' } } }]
+    return s
+  }
+  const sparse = () => {
+    const list: object[] = []
+    list.length = 2 ** 32 - 1
+    list[3] = { properties: { bearing: { type: 'number' } } }
+    return { anyOf: list }
+  }
+  test.each([
+    ['a sub-schema shared by every branch', shared, 'latitude'],
+    ['a schema that refers to itself', selfRef, 'altitude'],
+    ['a sparse anyOf of length 2^32 - 1', sparse, 'bearing'],
+  ] as const)('%s', async (_label, make, word) => {
+    const tools: ToolLike[] = [
+      { name: 'mcp__geo__locate', isMcp: true, prompt: async () => 'find a place', inputJSONSchema: make() },
+      { name: 'mcp__geo__other', isMcp: true, prompt: async () => 'something else' },
+    ]
+    const built = await buildToolIndex(tools, { scoring: 'enhanced' })
+    expect(searchTools(word, built).map((r) => r.name)).toEqual(['mcp__geo__locate'])
+    const fromEntries = ToolIndex.fromEntries([{ name: 'locate', description: 'find a place', inputSchema: make() }], { scoring: 'enhanced' })
+    expect(fromEntries.search(word, 5).map((r) => r.name)).toEqual(['locate'])
+  })
+})
+
 describe('select: is linear', () => {
   test('10k names over 100k tools (time printed, not asserted)', async () => {
     const tools = Array.from({ length: 100_000 }, (_, i) => ({ name: `mcp__srv${i % 50}__tool_${i}`, description: '' }))

@@ -60,20 +60,32 @@ export function inputSchemaOf(tool: { inputJSONSchema?: unknown; inputSchema?: u
   return isPlainJsonSchema(schema) ? schema : undefined
 }
 
+/** The most schema objects `schemaText` looks into. */
+export const SCHEMA_TEXT_MAX_NODES = 2000
+
 /**
  * The searchable text of an input schema: property names and descriptions, nested ones
- * included (depth and size capped), for enhanced scoring.
+ * included, for enhanced scoring. Bounded however the schema is shaped: at most four levels
+ * deep, `maxChars` of text, and `SCHEMA_TEXT_MAX_NODES` objects, each looked into once (a
+ * schema that refers to itself, or shares one sub-schema among many `anyOf` branches, is not
+ * walked again and again).
  */
 export function schemaText(schema: object | undefined, maxChars = 4000): string | undefined {
   if (!schema) return undefined
   const out: string[] = []
   let size = 0
+  const seen = new Set<object>()
   const visit = (node: unknown, depth: number): void => {
     if (depth > 4 || size > maxChars || node === null || typeof node !== 'object') return
+    if (seen.has(node) || seen.size >= SCHEMA_TEXT_MAX_NODES) return
+    seen.add(node)
     const o = node as Record<string, unknown>
     const props = o.properties
     if (props && typeof props === 'object') {
-      for (const [key, value] of Object.entries(props as Record<string, unknown>)) {
+      const record = props as Record<string, unknown>
+      for (const key of Object.keys(record)) {
+        if (size > maxChars) return
+        const value = record[key]
         out.push(key)
         size += key.length
         const d = (value as { description?: unknown })?.description
@@ -85,7 +97,17 @@ export function schemaText(schema: object | undefined, maxChars = 4000): string 
       }
     }
     if (o.items) visit(o.items, depth + 1)
-    for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(o[k])) for (const x of o[k] as unknown[]) visit(x, depth + 1)
+    for (const k of ['anyOf', 'oneOf', 'allOf']) {
+      const list = o[k]
+      if (!Array.isArray(list)) continue
+      // By index, and no further than the node cap: a sparse list of length 2^32 − 1, or one
+      // object repeated a million times, ends as soon as a short one would.
+      const n = Math.min(list.length, SCHEMA_TEXT_MAX_NODES)
+      for (let i = 0; i < n; i++) {
+        if (size > maxChars || seen.size >= SCHEMA_TEXT_MAX_NODES) return
+        visit(list[i], depth + 1)
+      }
+    }
   }
   visit(schema, 0)
   const text = out.join(' ')
