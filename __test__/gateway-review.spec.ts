@@ -476,3 +476,50 @@ describe('a call deadline while the wall clock lags', () => {
     expect(performance.now() - t0).toBeLessThan(5_000)
   }, 20_000)
 })
+
+describe('a call deadline after progress, while the wall clock lags', () => {
+  // On a progress notice the SDK restarts its own timer before the handler that restarts the
+  // gateway's runs, so the SDK's would fire first: the gateway's deadlines now abort the call
+  // themselves, and the SDK's timers stand further off.
+  const settings = { ...gw.DEFAULT_SETTINGS, callTimeoutMs: 600, maxCallTimeoutMs: 1_500, connectTimeoutMs: 20_000 }
+  const ups: InstanceType<typeof gw.Upstream>[] = []
+  const upstream = async (name: string, env: Record<string, string>) => {
+    const up = new gw.Upstream({ name, transport: 'stdio', command: 'node', args: [FLAKY], env } as never, settings, quiet, { onTools: () => {} })
+    ups.push(up)
+    up.start()
+    await up.settled()
+    expect(up.state).toBe('ready')
+    return up
+  }
+  afterAll(async () => {
+    await Promise.all(ups.map((u) => u.close()))
+  })
+  /** The call's error, made while Date.now() stands still. */
+  const frozenCall = async (up: InstanceType<typeof gw.Upstream>, tool: string, args: unknown) => {
+    const realNow = Date.now
+    const frozen = realNow()
+    Date.now = () => frozen
+    try {
+      return await up.callTool(tool, args, { onprogress: () => {} }).then(
+        () => null,
+        (e: unknown) => e,
+      )
+    } finally {
+      Date.now = realNow
+    }
+  }
+  test('no answer after a progress notice is a timeout', async () => {
+    const up = await upstream('stall', { FLAKY_MODE: 'stall' })
+    const err = await frozenCall(up, 'stall', {})
+    expect(err).toBeInstanceOf(gw.UpstreamUnavailableError)
+    expect((err as InstanceType<typeof gw.UpstreamUnavailableError>).reason).toBe('timeout')
+  }, 30_000)
+  test('progress that never ends meets the total deadline, as a timeout', async () => {
+    const up = await upstream('counting', {})
+    const t0 = performance.now()
+    const err = await frozenCall(up, 'count_slowly', { to: 1000, delay_ms: 100 })
+    expect(err).toBeInstanceOf(gw.UpstreamUnavailableError)
+    expect((err as InstanceType<typeof gw.UpstreamUnavailableError>).reason).toBe('timeout')
+    expect(performance.now() - t0).toBeLessThan(10_000)
+  }, 30_000)
+})

@@ -14,6 +14,8 @@ const MAX_LIST_PAGES = 100
 
 /** How long a stopping gateway waits for a stdio server to exit on its own before killing it. */
 const CLOSE_GRACE_MS = 500
+/** How far past a call's own deadlines the SDK's request timers are set (a backstop only). */
+const BACKSTOP_MS = 1000
 
 /** A tool as an upstream lists it. */
 export interface UpstreamTool {
@@ -334,39 +336,49 @@ export class Upstream {
     if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
     if (opts.onlog) this.logListeners.add(opts.onlog)
     const t0 = Date.now()
-    // The SDK's deadline restarts at each progress notice: when the last one came tells its
-    // timeout from an upstream's own -32001.
     let lastProgress = t0
-    // A deadline of our own, set in the same tick as the SDK's and just before it, with the same
-    // delay, so it fires first: both start from the event loop's clock, which runs behind
-    // Date.now() after a long synchronous stretch, so under load the SDK's deadline can fire
-    // before `callTimeoutMs` has passed by Date.now().
+    // The call's deadlines are timers of our own that abort the request: one restarted by each
+    // progress notice (`callTimeoutMs`), one for the whole call (`maxCallTimeoutMs`). Whether a
+    // deadline passed is then a flag the timer set, never a reading of Date.now() (timers run
+    // on the event loop's clock, which can stand a little ahead of it), and no ordering with
+    // the SDK's own timers is assumed: those are set later, as a backstop only.
     let deadlinePassed = false
-    const deadline = setTimeout(() => (deadlinePassed = true), this.settings.callTimeoutMs)
-    deadline.unref?.()
+    const ours = new AbortController()
+    const expire = () => {
+      deadlinePassed = true
+      ours.abort(new Error('the call deadline passed'))
+    }
+    const idle = setTimeout(expire, this.settings.callTimeoutMs)
+    const total = setTimeout(expire, this.settings.maxCallTimeoutMs)
+    idle.unref?.()
+    total.unref?.()
+    const onCallerAbort = () => ours.abort(opts.signal?.reason)
+    if (opts.signal?.aborted) onCallerAbort()
+    else opts.signal?.addEventListener('abort', onCallerAbort, { once: true })
     const onprogress = (p: { progress: number; total?: number; message?: string }) => {
       lastProgress = Date.now()
-      deadline.refresh()
+      idle.refresh()
       opts.onprogress?.(p)
     }
     try {
       return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
-        signal: opts.signal,
+        signal: ours.signal,
         // Only when the client asked for progress (a handler makes the SDK ask the server for it).
         onprogress: opts.onprogress ? onprogress : undefined,
-        timeout: this.settings.callTimeoutMs,
+        timeout: this.settings.callTimeoutMs + BACKSTOP_MS,
         resetTimeoutOnProgress: true,
-        maxTotalTimeout: this.settings.maxCallTimeoutMs,
+        maxTotalTimeout: this.settings.maxCallTimeoutMs + BACKSTOP_MS,
       })
     } catch (e) {
       const err = e as { code?: number; message?: string }
-      if (opts.signal?.aborted) throw e
-      // The SDK's own deadline and a closed connection are told apart from an upstream's error
-      // with the same code (-32001, -32000 are also codes a server may answer with): the
-      // deadline has passed, or the connection's close has already taken the server down.
+      if (opts.signal?.aborted && !deadlinePassed) throw e
+      // A deadline of ours, or (should ours ever be late) the SDK's backstop, told apart from
+      // an upstream's own -32001 by the time since the last progress notice.
       const now = Date.now()
-      const timedOut = deadlinePassed || now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs
-      if (err?.code === sdk.types.ErrorCode.RequestTimeout && timedOut) {
+      const backstop =
+        err?.code === sdk.types.ErrorCode.RequestTimeout &&
+        (now - lastProgress >= this.settings.callTimeoutMs || now - t0 >= this.settings.maxCallTimeoutMs)
+      if (deadlinePassed || backstop) {
         void this.checkAlive(gen, 'a call deadline')
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
@@ -380,7 +392,9 @@ export class Upstream {
       }
       throw e
     } finally {
-      clearTimeout(deadline)
+      clearTimeout(idle)
+      clearTimeout(total)
+      opts.signal?.removeEventListener('abort', onCallerAbort)
       if (opts.onlog) this.logListeners.delete(opts.onlog)
     }
   }
