@@ -1006,3 +1006,16 @@ describe('waiting with a failed or slow fallback', () => {
     expect((await idx.searchFused('发票', 1))[0]).toMatchObject({ name: `${p}_invoice`, vector: expect.any(Number) })
   })
 })
+
+describe('result limits', () => {
+  test('any limit above the most tools an index may hold means all of them (it never wraps in the native store)', async () => {
+    const index = SemanticToolIndex.create(catalog('lim'), { embedder: embedderFromFunction((texts) => texts.map(enVec)) })
+    await index.ready
+    for (const limit of [Infinity, 1e10, 2 ** 32, 2 ** 32 + 2, 1e308]) {
+      expect((await index.searchVector(EN_REQUEST, limit)).length).toBe(5)
+      expect((await index.searchFused(EN_REQUEST, limit)).length).toBe(5)
+    }
+    expect((await index.searchVector(EN_REQUEST, 3.9)).length).toBe(3)
+    expect(await index.searchVector(EN_REQUEST, 0)).toEqual([])
+  })
+})

@@ -343,10 +343,14 @@ function checkQuery(query: unknown): asserts query is string {
   checkLength(query, LIMITS.queryLength, 'query')
 }
 
-/** A result limit: a number >= 0 (`Infinity` for all), truncated. */
+/**
+ * A result limit: a number >= 0, truncated; any limit above the most tools an index may hold
+ * (`Infinity` included) means all of them (so a huge one never wraps in the native store's
+ * 32-bit count).
+ */
 function checkLimit(limit: unknown): number {
   if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) throw new ToolIndexError('E_INVALID_LIMIT', `limit must be a number >= 0, got ${String(limit)}`)
-  return Number.isFinite(limit) ? Math.trunc(limit) : LIMITS.toolCount
+  return Math.min(Math.trunc(limit), LIMITS.toolCount)
 }
 
 /**
