@@ -342,6 +342,8 @@ describe('fallback embedder: bad answers', () => {
     ['a string that is no number', (t) => t.map((x) => ['abc', ...zhVec(x).slice(1)])],
     ['a blank string', (t) => t.map((x) => [' ', ...zhVec(x).slice(1)])],
     ['each vector as a string', (t) => t.map((x) => zhVec(x).join(','))],
+    ['numeric strings', (t) => t.map((x) => zhVec(x).map(String))],
+    ['Number objects', (t) => t.map((x) => zhVec(x).map((n) => new Number(n)))],
     ['one vector too few', (t) => t.slice(1).map(zhVec)],
     ['one vector too many', (t) => [...t, 'extra'].map(zhVec)],
     ['no vectors', () => []],

@@ -39,7 +39,8 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
     const out = new Float32Array(n)
     for (let i = 0; i < n; i++) {
       const x: unknown = (v as ArrayLike<unknown>)[i]
-      const f = typeof x === 'number' ? x : typeof x === 'string' && x.trim() !== '' ? Number(x) : NaN
+      // Numbers only: a numeric string or a Number object is not a vector element.
+      const f = typeof x === 'number' ? x : NaN
       if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
       out[i] = f
     }
