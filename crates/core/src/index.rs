@@ -678,6 +678,11 @@ impl SlotDoc for Doc {
     fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.terms.iter().map(|&(t, _)| t)
     }
+    fn remap_terms(&mut self, map: &[u32]) {
+        for (t, _) in &mut self.terms {
+            *t = map[*t as usize];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1234,6 +1239,17 @@ impl Scorer for ToolIndex {
         if let Some(map) = self.store.maybe_compact() {
             self.names.renumber(&map);
             self.keyword = OnceCell::new();
+        }
+    }
+
+    /// Drop dead terms (see [`SlotStore::maybe_compact_terms`]) with their IDF entries, and
+    /// the keyword postings' dead words and name parts by the same rule.
+    fn maybe_compact_terms(&mut self) {
+        if let Some(map) = self.store.maybe_compact_terms() {
+            store::retain_mapped(&mut self.idf, &map);
+        }
+        if let Some(kw) = self.keyword.get_mut() {
+            kw.maybe_compact();
         }
     }
 

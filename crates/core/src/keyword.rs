@@ -36,6 +36,7 @@ use rustc_hash::FxHashMap;
 
 use crate::collector::Hit;
 use crate::name::{ParsedName, MCP_PREFIX};
+use crate::store::{retain_mapped, too_many_dead};
 use crate::text::{contains_word_bounded, is_js_word, js_lower, js_split_whitespace, js_trim};
 
 /// Points when a name part equals the term: MCP tools.
@@ -298,12 +299,15 @@ fn insert_sorted(list: &mut Vec<u32>, e: u32, key: impl Fn(u32) -> u32) {
     }
 }
 
-/// Remove the entry whose `key` is `k` from a list sorted by `key`.
-fn remove_sorted(list: &mut Vec<u32>, k: u32, key: impl Fn(u32) -> u32) {
+/// Remove the entry whose `key` is `k` from a list sorted by `key`; true when that left the
+/// list empty.
+fn remove_sorted(list: &mut Vec<u32>, k: u32, key: impl Fn(u32) -> u32) -> bool {
     let at = list.partition_point(|&x| key(x) < k);
     if list.get(at).is_some_and(|&x| key(x) == k) {
         list.remove(at);
+        return list.is_empty();
     }
+    false
 }
 
 fn packed_slot(e: u32) -> u32 {
@@ -335,6 +339,10 @@ pub struct KeywordIndex {
     follows_word: FxHashMap<char, Vec<u32>>,
     /// Non-word char that precedes a word char somewhere → packed postings.
     precedes_word: FxHashMap<char, Vec<u32>>,
+    /// Name parts no tool has any more (an empty `part_slots` list).
+    dead_parts: usize,
+    /// Words no tool has any more (an empty `words` list).
+    dead_words: usize,
     /// Bumped by every change (the scratch re-reads `is_mcp` when it moves).
     version: u64,
     scratch: RefCell<Scratch>,
@@ -498,12 +506,16 @@ impl KeywordIndex {
         }
         for p in k.parts {
             if let Some(&id) = self.part_ids.get(p) {
-                remove_sorted(&mut self.part_slots[id as usize], slot, |s| s);
+                if remove_sorted(&mut self.part_slots[id as usize], slot, |s| s) {
+                    self.dead_parts += 1;
+                }
             }
         }
         for (w, _) in k.words {
             if let Some(list) = self.words.get_mut(w) {
-                remove_sorted(list, slot, packed_slot);
+                if remove_sorted(list, slot, packed_slot) {
+                    self.dead_words += 1;
+                }
             }
         }
         for (c, _) in k.follows {
@@ -533,11 +545,20 @@ impl KeywordIndex {
                 Some(&id) => id,
                 None => self.new_part(p),
             };
-            insert_sorted(&mut self.part_slots[id as usize], slot, |s| s);
+            let list = &mut self.part_slots[id as usize];
+            if list.is_empty() {
+                self.dead_parts -= 1;
+            }
+            insert_sorted(list, slot, |s| s);
         }
         for (w, f) in k.words {
             match self.words.get_mut(w) {
-                Some(list) => insert_sorted(list, slot << 2 | f, packed_slot),
+                Some(list) => {
+                    if list.is_empty() {
+                        self.dead_words -= 1;
+                    }
+                    insert_sorted(list, slot << 2 | f, packed_slot)
+                }
                 None => {
                     self.words.insert(w.into(), vec![slot << 2 | f]);
                 }
@@ -576,6 +597,8 @@ impl KeywordIndex {
         self.part_ids.insert(p.into(), id);
         self.part_text.push(p.into());
         self.part_slots.push(Vec::new());
+        // Dead until `insert` posts its first slot.
+        self.dead_parts += 1;
         let b = p.as_bytes();
         self.max_part_len = self.max_part_len.max(b.len());
         for i in 0..b.len() {
@@ -587,6 +610,52 @@ impl KeywordIndex {
             }
         }
         id
+    }
+
+    /// Drop the words and name parts no tool has any more, each when the store's term rule
+    /// ([`too_many_dead`]) says so: the words with their empty lists (and the empty lists of
+    /// the characters around words), the parts renumbered densely in their order, with their
+    /// texts, slot lists and n-gram lists. Searches find the same: a dropped key matched no
+    /// tool.
+    pub fn maybe_compact(&mut self) {
+        if too_many_dead(self.dead_words, self.words.len()) {
+            self.words.retain(|_, l| !l.is_empty());
+            self.words.shrink_to_fit();
+            self.follows_word.retain(|_, l| !l.is_empty());
+            self.precedes_word.retain(|_, l| !l.is_empty());
+            self.dead_words = 0;
+        }
+        if too_many_dead(self.dead_parts, self.part_text.len()) {
+            let mut map = vec![u32::MAX; self.part_text.len()];
+            let mut next = 0u32;
+            for (m, l) in map.iter_mut().zip(&self.part_slots) {
+                if !l.is_empty() {
+                    *m = next;
+                    next += 1;
+                }
+            }
+            let keep = |id: &mut u32| {
+                *id = map[*id as usize];
+                *id != u32::MAX
+            };
+            retain_mapped(&mut self.part_text, &map);
+            retain_mapped(&mut self.part_slots, &map);
+            self.part_ids.retain(|_, id| keep(id));
+            self.part_ids.shrink_to_fit();
+            // The map is monotonic: each n-gram's ids stay ascending.
+            self.part_grams.retain(|_, ids| {
+                ids.retain_mut(keep);
+                !ids.is_empty()
+            });
+            self.max_part_len = self.part_text.iter().map(|p| p.len()).max().unwrap_or(0);
+            self.dead_parts = 0;
+        }
+    }
+
+    /// How many distinct name parts and words the postings hold, with those no tool has
+    /// any more (until [`KeywordIndex::maybe_compact`] drops them).
+    pub fn key_counts(&self) -> (usize, usize) {
+        (self.part_text.len(), self.words.len())
     }
 
     fn slots_of_part(&self, p: u32) -> &[u32] {

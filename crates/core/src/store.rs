@@ -1,8 +1,8 @@
 //! The slot store both scorers keep their tools in: documents by slot, the name → slot map,
 //! the live count, the term vocabulary and per-term postings sorted by slot, plus linking,
-//! unlinking, compaction under churn, generations and the unique-name rule. A scorer keeps
-//! only its own document analysis and formula on top (`D` is its per-tool record, `P` its
-//! per-posting payload).
+//! unlinking, compaction of slots and of dead terms under churn, generations and the
+//! unique-name rule. A scorer keeps only its own document analysis and formula on top (`D`
+//! is its per-tool record, `P` its per-posting payload).
 
 use hashbrown::HashTable;
 use rustc_hash::FxHashSet;
@@ -16,10 +16,37 @@ pub trait SlotDoc {
     fn name(&self) -> &str;
     /// The term ids this tool is posted under.
     fn term_ids(&self) -> impl Iterator<Item = u32> + '_;
+    /// Renumber the record's term ids by an old → new map (see
+    /// [`SlotStore::maybe_compact_terms`]; every id the record holds is live, so none maps
+    /// to `u32::MAX`).
+    fn remap_terms(&mut self, map: &[u32]);
 }
 
 /// Compaction starts once this many slots are empty (and more than half are).
 pub const COMPACT_MIN_EMPTY: usize = 64;
+
+/// Term compaction starts once this many terms are dead (posted under by no tool) and the
+/// dead outnumber the live ones.
+pub const COMPACT_MIN_DEAD_TERMS: usize = 64;
+
+/// The one compaction rule for terms, words and parts: drop the dead ones once there are at
+/// least [`COMPACT_MIN_DEAD_TERMS`] and more than the live ones. Each compaction then costs
+/// no more than the churn that left that many dead behind, so a change stays cheap on
+/// average, and the vocabulary stays within twice the live terms plus the minimum.
+pub fn too_many_dead(dead: usize, total: usize) -> bool {
+    dead >= COMPACT_MIN_DEAD_TERMS && dead * 2 > total
+}
+
+/// Drop the entries of a table by term id whose terms a compaction dropped (`u32::MAX` in
+/// its old → new `map`), keeping the others in order: the entry of old id `i` ends at
+/// `map[i]`, as the map is monotonic.
+pub(crate) fn retain_mapped<T>(table: &mut Vec<T>, map: &[u32]) {
+    let mut old = 0;
+    table.retain(|_| {
+        old += 1;
+        map[old - 1] != u32::MAX
+    });
+}
 
 /// Documents, names, vocabulary and sorted postings shared by every scorer.
 #[derive(Debug, Clone)]
@@ -33,6 +60,8 @@ pub struct SlotStore<D, P> {
     pub(crate) term_text: Vec<Box<str>>,
     /// Per term, `(slot, payload)` sorted by slot.
     pub(crate) postings: Vec<Vec<(u32, P)>>,
+    /// How many terms have an empty posting list (no live tool has them).
+    dead_terms: usize,
     pub(crate) generation: u64,
 }
 
@@ -45,6 +74,7 @@ impl<D, P> Default for SlotStore<D, P> {
             vocab: HashTable::new(),
             term_text: Vec::new(),
             postings: Vec::new(),
+            dead_terms: 0,
             generation: 0,
         }
     }
@@ -65,9 +95,23 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.docs.len()
     }
 
-    /// Increases whenever compaction renumbers slots.
+    /// Increases whenever compaction renumbers slots. Term compaction
+    /// ([`SlotStore::maybe_compact_terms`]) leaves it alone: term ids never leave the index
+    /// (a [`crate::index::PreparedQuery`] that holds some is only valid until the next
+    /// change, as its weights are).
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Number of terms in the vocabulary, live or dead (dead ones go at the next term
+    /// compaction).
+    pub fn term_count(&self) -> usize {
+        self.term_text.len()
+    }
+
+    /// Number of terms some live tool has.
+    pub fn live_term_count(&self) -> usize {
+        self.term_text.len() - self.dead_terms
     }
 
     pub fn doc(&self, slot: u32) -> Option<&D> {
@@ -152,6 +196,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.vocab
             .insert_unique(hash, id, |&i| hash_text(&text[i as usize]));
         self.postings.push(Vec::new());
+        self.dead_terms += 1;
         (id, true)
     }
 
@@ -167,6 +212,9 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     /// tool replaced in place goes to its sorted position).
     pub fn post(&mut self, term: u32, slot: u32, payload: P) {
         let p = &mut self.postings[term as usize];
+        if p.is_empty() {
+            self.dead_terms -= 1;
+        }
         if p.last().is_none_or(|&(s, _)| s < slot) {
             p.push((slot, payload));
         } else {
@@ -225,6 +273,9 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
             let p = &mut self.postings[t as usize];
             if let Ok(i) = p.binary_search_by_key(&slot, |&(s, _)| s) {
                 p.remove(i);
+                if p.is_empty() {
+                    self.dead_terms += 1;
+                }
             }
         }
         self.unname(&doc, slot);
@@ -262,6 +313,41 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         self.generation += 1;
         Some(map)
     }
+
+    /// Drop the dead terms (no live tool has them) when [`too_many_dead`] says so: the live
+    /// ones are renumbered densely, in their order, and the vocabulary, the texts, the
+    /// postings and each record's term ids follow. Returns the old → new map (`u32::MAX` for
+    /// dropped terms; monotonic, so anything kept in term-id order keeps its order) for the
+    /// scorer's own tables by term id. Slots do not move, so the generation stays.
+    pub fn maybe_compact_terms(&mut self) -> Option<Vec<u32>> {
+        if !too_many_dead(self.dead_terms, self.term_text.len()) {
+            return None;
+        }
+        let mut map = vec![u32::MAX; self.term_text.len()];
+        let mut next = 0u32;
+        for (m, p) in map.iter_mut().zip(&self.postings) {
+            if !p.is_empty() {
+                *m = next;
+                next += 1;
+            }
+        }
+        retain_mapped(&mut self.term_text, &map);
+        retain_mapped(&mut self.postings, &map);
+        // The texts keep their hashes: entries stay where they are, with their new ids.
+        self.vocab.retain(|id| {
+            *id = map[*id as usize];
+            *id != u32::MAX
+        });
+        let text = &self.term_text;
+        self.vocab.shrink_to_fit(|&i| hash_text(&text[i as usize]));
+        self.term_text.shrink_to_fit();
+        self.postings.shrink_to_fit();
+        for d in self.docs.iter_mut().flatten() {
+            d.remap_terms(&map);
+        }
+        self.dead_terms = 0;
+        Some(map)
+    }
 }
 
 /// The name of the tool in `slot`, if the slot is live.
@@ -295,6 +381,9 @@ pub(crate) trait Scorer {
     fn insert_batch(&mut self, tools: Vec<Self::Tool>);
     /// Renumber slots when enough are empty.
     fn maybe_compact(&mut self);
+    /// Drop dead terms when enough are dead ([`SlotStore::maybe_compact_terms`]), with the
+    /// scorer's own tables by term id (and any vocabulary of its own, by the same rule).
+    fn maybe_compact_terms(&mut self);
     /// Recompute collection statistics after a change.
     fn refresh(&mut self);
 }
@@ -324,11 +413,14 @@ pub(crate) fn upsert<S: Scorer>(
         }
     }
     scorer.insert_batch(fresh);
+    // A replaced tool may leave terms no tool has any more.
+    scorer.maybe_compact_terms();
     scorer.refresh();
     Ok(slots)
 }
 
-/// Remove tools by name; returns how many were present. Compacts when enough slots are empty.
+/// Remove tools by name; returns how many were present. Compacts when enough slots are empty,
+/// and drops dead terms when enough are dead.
 pub(crate) fn remove<S: Scorer, N: AsRef<str>>(scorer: &mut S, names: &[N]) -> usize {
     let mut removed = 0;
     for name in names {
@@ -339,6 +431,7 @@ pub(crate) fn remove<S: Scorer, N: AsRef<str>>(scorer: &mut S, names: &[N]) -> u
     }
     if removed > 0 {
         scorer.maybe_compact();
+        scorer.maybe_compact_terms();
         scorer.refresh();
     }
     removed
@@ -384,6 +477,11 @@ mod tests {
         }
         fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
             self.1.iter().copied()
+        }
+        fn remap_terms(&mut self, map: &[u32]) {
+            for t in &mut self.1 {
+                *t = map[*t as usize];
+            }
         }
     }
 
@@ -437,5 +535,49 @@ mod tests {
         assert_eq!(s.slot_of("n199"), Some(49));
         assert_eq!(s.generation(), 1);
         assert!(s.posting(t, 49).is_some());
+    }
+
+    #[test]
+    fn term_compaction_drops_dead_terms_in_order() {
+        let mut s: SlotStore<D, u32> = SlotStore::default();
+        let mut slots = Vec::new();
+        for i in 0..200u32 {
+            // Tool i has its own term and the shared one.
+            let (own, _) = s.intern(&format!("w{i}"));
+            let (shared, _) = s.intern("shared");
+            let slot = s.push_slot();
+            s.post(own, slot, i);
+            s.post(shared, slot, i);
+            s.occupy(slot, D(format!("n{i}"), vec![own, shared]));
+            slots.push(slot);
+        }
+        assert_eq!((s.term_count(), s.live_term_count()), (201, 201));
+        assert!(s.maybe_compact_terms().is_none());
+        // Below the minimum, or not more dead than live: nothing happens.
+        for i in (0..200).step_by(2) {
+            s.vacate(i);
+        }
+        assert_eq!(s.live_term_count(), 101);
+        assert!(s.maybe_compact_terms().is_none());
+        for i in (1..120).step_by(2) {
+            s.vacate(i);
+        }
+        assert_eq!(s.live_term_count(), 41);
+        let map = s.maybe_compact_terms().expect("160 dead, 41 live");
+        // Monotonic: the live terms keep their order, densely.
+        let kept: Vec<u32> = map.iter().copied().filter(|&m| m != u32::MAX).collect();
+        assert_eq!(kept, (0..41).collect::<Vec<_>>());
+        assert_eq!((s.term_count(), s.live_term_count()), (41, 41));
+        assert_eq!(s.term_id("w0"), None);
+        assert_eq!(s.term_id("w198"), None);
+        for i in (121..200).step_by(2) {
+            let own = s.term_id(&format!("w{i}")).expect("live");
+            assert_eq!(s.tokens(i), vec![format!("w{i}").as_str(), "shared"]);
+            assert_eq!(s.posting(own, i), Some(&i));
+            assert_eq!(s.posting(s.term_id("shared").unwrap(), i), Some(&i));
+        }
+        // Slots did not move; new terms get the next ids.
+        assert_eq!(s.generation(), 0);
+        assert_eq!(s.intern("w0"), (41, true));
     }
 }

@@ -33,6 +33,11 @@ impl SlotDoc for Doc {
     fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.terms.iter().map(|&(t, _)| t)
     }
+    fn remap_terms(&mut self, map: &[u32]) {
+        for (t, _) in &mut self.terms {
+            *t = map[*t as usize];
+        }
+    }
 }
 
 pub(super) struct Analyzed {
@@ -294,6 +299,30 @@ impl Scorer for EnhancedIndex {
                 *e = map[*e as usize];
             }
         }
+    }
+
+    /// Drop dead terms (see [`SlotStore::maybe_compact_terms`]) from the name-term set and
+    /// the typo map, and renumber the rest there. Corrections read only terms some tool
+    /// has in its name now, so the dropped ones changed nothing.
+    fn maybe_compact_terms(&mut self) {
+        let Some(map) = self.store.maybe_compact_terms() else {
+            return;
+        };
+        let keep = |id: &mut u32| {
+            *id = map[*id as usize];
+            *id != u32::MAX
+        };
+        self.name_terms = self
+            .name_terms
+            .iter()
+            .map(|&id| map[id as usize])
+            .filter(|&id| id != u32::MAX)
+            .collect();
+        self.deletes.retain(|_, ids| {
+            ids.retain_mut(keep);
+            !ids.is_empty()
+        });
+        self.deletes.shrink_to_fit();
     }
 
     fn refresh(&mut self) {
