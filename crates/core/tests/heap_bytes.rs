@@ -168,3 +168,70 @@ fn reported_heap_bytes_track_the_allocations() {
         }
     }
 }
+
+/// The bytes an engine that `make` builds (and changes) holds once made, counted by the
+/// allocator, and the bytes it reports (the caller holds [`SERIAL`]).
+fn held_by(make: impl FnOnce() -> Engine) -> (usize, usize) {
+    let before = LIVE.load(Ordering::SeqCst);
+    let engine = make();
+    let held = (LIVE.load(Ordering::SeqCst) - before).max(0) as usize;
+    let reported = engine.heap_bytes();
+    drop(engine);
+    (held, reported)
+}
+
+/// A long-lived index that keeps replacing one tool's words and adding and removing tools
+/// with new words holds (and reports) about what a fresh build of the same tools does: the
+/// terms no tool has any more are dropped.
+#[test]
+fn churn_holds_about_what_a_fresh_build_holds() {
+    const CYCLES: usize = 3_000;
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let replaced = |i: usize| format!("open tabs {i} ts{i} id{}", i * 31);
+    for scoring in [Scoring::Compat, Scoring::Enhanced] {
+        let options = EngineOptions {
+            scoring: Some(scoring),
+            ..EngineOptions::default()
+        };
+        let name7 = docs(300)[7].name.clone();
+        let (held, reported) = held_by(|| {
+            let mut e = Engine::build(docs(300), options.clone()).expect("build");
+            // Keyword postings built up front, so the changes update them too.
+            let _ = e.keyword_search("create issue", 5.0);
+            for i in 0..CYCLES {
+                e.upsert(vec![ToolDoc::new(name7.clone(), replaced(i))])
+                    .expect("upsert");
+                let name = format!("mcp__s{i}__leaf{i}");
+                e.upsert(vec![ToolDoc::new(
+                    &name,
+                    format!("alpha{i} beta{i} gamma{i}"),
+                )])
+                .expect("upsert");
+                e.remove(&[name]);
+            }
+            // Compaction of the slots dropped the keyword postings: built again on use.
+            let _ = e.keyword_search("create issue", 5.0);
+            e
+        });
+        let fresh = || {
+            let mut tools = docs(300);
+            tools[7].description = replaced(CYCLES - 1);
+            let e = Engine::build(tools, options.clone()).expect("build");
+            let _ = e.keyword_search("create issue", 5.0);
+            e
+        };
+        let (fresh_held, fresh_reported) = held_by(fresh);
+        println!(
+            "{scoring:?} after {CYCLES} cycles: held {held} B (fresh {fresh_held} B), \
+             reported {reported} B (fresh {fresh_reported} B)"
+        );
+        assert!(
+            held <= 2 * fresh_held,
+            "{scoring:?}: {held} B held, a fresh build {fresh_held} B"
+        );
+        assert!(
+            reported <= 2 * fresh_reported,
+            "{scoring:?}: {reported} B reported, a fresh build {fresh_reported} B"
+        );
+    }
+}

@@ -15,6 +15,7 @@ use tool_index_core::enhanced::{lexicon, name_key, server_and_leaf, EnhancedInde
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::{Hit, NAME_BOOST};
 use tool_index_core::keyword::{keyword_search, parse_query, warm_keyword_index};
+use tool_index_core::store::COMPACT_MIN_DEAD_TERMS;
 use tool_index_core::text::{is_js_whitespace, js_lower};
 use tool_index_core::{
     parse_tool_name, stem, tokenize, tokenize_and_stem, IndexOptions, ToolDoc, ToolIndex,
@@ -682,6 +683,141 @@ proptest! {
             prop_assert_eq!(compat_result(&c, &c.search(q, 30, 0.0)), compat_result(&fc, &fc.search(q, 30, 0.0)));
             prop_assert_eq!(compat_result(&c, &keyword_search(&c, q, 30)), compat_result(&fc, &keyword_search(&fc, q, 30)));
             prop_assert_eq!(enhanced_result(&e, &e.search(q, 30, 0.0)), enhanced_result(&fe, &fe.search(q, 30, 0.0)));
+        }
+    }
+}
+
+/// A word of letters only, unique per `n` (no stemming rule merges two of them).
+fn fresh_word(prefix: &str, mut n: usize) -> String {
+    let mut w = String::from(prefix);
+    loop {
+        w.push(char::from(b'a' + (n % 26) as u8));
+        n /= 26;
+        if n == 0 {
+            return w;
+        }
+    }
+}
+
+/// One step of a long churn: replace one of the first tools with new words, add a tool with
+/// a new name (removing the one the last such step added), remove a tool, or any [`op`].
+#[derive(Debug, Clone)]
+enum Churn {
+    Replace(usize),
+    AddNext,
+    Remove(usize),
+    Any(Op),
+}
+
+fn churn() -> impl Strategy<Value = Churn> {
+    prop_oneof![
+        4 => (0usize..3).prop_map(Churn::Replace),
+        2 => Just(Churn::AddNext),
+        1 => (0usize..16).prop_map(Churn::Remove),
+        1 => op().prop_map(Churn::Any),
+    ]
+}
+
+/// New words per churn step.
+const FRESH_PER_STEP: usize = 6;
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// Incremental = rebuild under long churn: tools replaced with new words and new names
+    /// added and removed leave far more dead terms than live ones, so both scorers compact
+    /// their vocabularies (and the compat keyword postings theirs) several times on the way;
+    /// the vocabulary stays within twice the live terms plus the minimum, and search, keyword
+    /// search, the ToolSearch merge, explanations and typo corrections equal a fresh build's.
+    #[test]
+    fn term_compaction_equals_rebuild(
+        initial in catalog(12),
+        steps in prop::collection::vec(churn(), 80..120),
+        queries in prop::collection::vec(query(), 1..4),
+        parallel in any::<bool>(),
+    ) {
+        let mut c = ToolIndex::build(initial.clone(), compat_opts(parallel)).unwrap();
+        warm_keyword_index(&c);
+        let threshold = if parallel { 1 } else { usize::MAX };
+        let mut e = EnhancedIndex::build(initial.clone(), Params::default(), threshold).unwrap();
+        let mut model = initial;
+        let mut fresh = 0;
+        let mut added: Option<String> = None;
+        let mut terms = [c.store().term_count(), e.store().term_count()];
+        let mut compactions = [0usize; 2];
+        for (i, step) in steps.iter().enumerate() {
+            let mut words = || {
+                let w: Vec<String> = (0..FRESH_PER_STEP).map(|k| fresh_word("zq", fresh + k)).collect();
+                fresh += FRESH_PER_STEP;
+                format!("{} {}", WORDS[i % WORDS.len()], w.join(" "))
+            };
+            let op = match step {
+                Churn::Replace(k) if !model.is_empty() => {
+                    let mut t = model[k % model.len().min(3)].clone();
+                    t.description = words();
+                    Op::Upsert(vec![t])
+                }
+                Churn::AddNext => {
+                    if let Some(name) = added.take() {
+                        let gone = vec![name];
+                        c.remove(&gone);
+                        e.remove(&gone);
+                        apply(&mut model, &Op::Remove(gone));
+                    }
+                    let name = format!("mcp__{}__{}_{}", fresh_word("srv", i), fresh_word("leaf", i), WORDS[i % WORDS.len()]);
+                    added = Some(name.clone());
+                    Op::Upsert(vec![ToolDoc::new(name, words()).with_hint(words())])
+                }
+                Churn::Remove(k) if !model.is_empty() => Op::Remove(vec![model[k % model.len()].name.clone()]),
+                Churn::Any(op) => op.clone(),
+                _ => continue,
+            };
+            match &op {
+                Op::Upsert(batch) => { c.upsert(batch.clone()).unwrap(); e.upsert(batch.clone()).unwrap(); }
+                Op::Remove(names) => { c.remove(names); e.remove(names); }
+            }
+            apply(&mut model, &op);
+            let now = [c.store().term_count(), e.store().term_count()];
+            let live = [c.store().live_term_count(), e.store().live_term_count()];
+            for k in 0..2 {
+                prop_assert!(now[k] <= 2 * live[k] + COMPACT_MIN_DEAD_TERMS, "{} terms, {} live", now[k], live[k]);
+                // Only a compaction makes the vocabulary smaller.
+                compactions[k] += usize::from(now[k] < terms[k]);
+            }
+            terms = now;
+        }
+        prop_assert!(compactions.iter().all(|&n| n > 0), "compactions {:?} after {} new words", compactions, fresh);
+        let fc = ToolIndex::build(model.clone(), IndexOptions::default()).unwrap();
+        let fe = EnhancedIndex::build(model.clone(), Params::default(), 512).unwrap();
+        prop_assert_eq!(c.store().live_term_count(), fc.store().term_count());
+        prop_assert_eq!(e.store().live_term_count(), fe.store().term_count());
+        prop_assert_eq!(compat_names(&c), compat_names(&fc));
+        prop_assert_eq!(enhanced_names(&e), enhanced_names(&fe));
+        // The newest words, a word gone from every tool, and one-letter slips of the live
+        // added tool's name words (typo corrections read the name vocabulary).
+        let mut queries = queries;
+        queries.push(format!("{} {}", fresh_word("zq", fresh - 1), fresh_word("zq", fresh - 2 * FRESH_PER_STEP - 1)));
+        if let Some(name) = &added {
+            let leaf = name.split("__").nth(2).unwrap_or_default();
+            queries.push(leaf.chars().skip(1).collect::<String>().replace('_', " "));
+            queries.push(format!("{} {}", name.replace("__", " ").replace('_', " "), fresh_word("zq", fresh - 3)));
+        }
+        let probes: Vec<String> = model.iter().take(4).map(|t| t.name.clone()).collect();
+        for q in &queries {
+            for min in [0.0, 0.1] {
+                prop_assert_eq!(compat_result(&c, &c.search(q, 30, min)), compat_result(&fc, &fc.search(q, 30, min)), "query {:?}", q);
+            }
+            prop_assert_eq!(compat_result(&c, &keyword_search(&c, q, 30)), compat_result(&fc, &keyword_search(&fc, q, 30)), "keyword {:?}", q);
+            let a = tool_search_rank(&c, q, 10, MergeWeights::default(), 0.1, None);
+            let b = tool_search_rank(&fc, q, 10, MergeWeights::default(), 0.1, None);
+            let na: Vec<(Option<&str>, u64)> = a.iter().map(|h| (h.name(&c, None), h.score.to_bits())).collect();
+            let nb: Vec<(Option<&str>, u64)> = b.iter().map(|h| (h.name(&fc, None), h.score.to_bits())).collect();
+            prop_assert_eq!(na, nb, "rank {:?}", q);
+            prop_assert_eq!(enhanced_result(&e, &e.search(q, 30, 0.0)), enhanced_result(&fe, &fe.search(q, 30, 0.0)), "enhanced {:?}", q);
+            for name in &probes {
+                prop_assert_eq!(c.explain(q, name), fc.explain(q, name), "explain {:?} {:?}", q, name);
+                prop_assert_eq!(e.explain(q, name), fe.explain(q, name), "enhanced explain {:?} {:?}", q, name);
+            }
         }
     }
 }
