@@ -90,6 +90,21 @@ describe('getToolIndex: an index once returned keeps its tools', () => {
     }
   })
 
+  test('a build still waiting on a prompt does not hold up the next list; a finished one is updated for it', async () => {
+    const cache = new ToolIndexCache()
+    const options = { promptTimeoutMs: 1_000 }
+    const hung: ToolLike = { name: 'mcp__s__hung', isMcp: true, prompt: () => new Promise<string>(() => {}) }
+    const first = cache.get([hung, tool('mcp__s__one', 'first list')], options)
+    const second = cache.get([tool('mcp__s__two', 'second list')], options)
+    // The second list is built on its own, without waiting for the first's prompt deadline.
+    expect(await Promise.race([first.then(() => 'first'), second.then(() => 'second')])).toBe('second')
+    expect(cache.stats).toEqual({ builds: 2, updates: 0 })
+    const third = await cache.get([tool('mcp__s__two', 'second list'), tool('mcp__s__three', 'third list')], options)
+    expect(cache.stats).toEqual({ builds: 2, updates: 1 })
+    expect(third.names().sort()).toEqual(['mcp__s__three', 'mcp__s__two'])
+    expect((await first).names().sort()).toEqual(['mcp__s__hung', 'mcp__s__one'])
+  })
+
   test('the same names give the same object; a disposed one is replaced by a fresh build', async () => {
     const list = [tool('one_tool'), tool('two_tool')]
     const a = await getToolIndex(list)

@@ -48,7 +48,9 @@ export class ToolIndexCache {
       cur.ordered = names
       return cur.pending
     }
-    const previous = cur && cur.optionsKey === optionsKey ? cur : null
+    // Only a built index is updated for the new list: a build still waiting on its tools'
+    // prompts (up to the prompt deadline) must not hold up a list it is no longer part of.
+    const previous = cur && cur.optionsKey === optionsKey && cur.index ? cur : null
     let settle!: { resolve: (index: ToolIndex) => void; reject: (error: unknown) => void }
     const line: CacheLine = {
       ordered: names,
