@@ -11,7 +11,7 @@ import { readField, readOwn } from './safeRead'
  * The line `formatToolSearchResult` writes first and this module reads back. Only a result's
  * first line counts: a tool description or a file shown further down cannot pass for it.
  */
-const DISCOVERED_LINE = /^Found \d+ deferred tool\(s\): (.+)\.$/
+const DISCOVERED_LINE = /^Found (\d+) deferred tool\(s\): (.+)\.$/
 
 /** Options of `extractDiscoveredToolNames`. */
 export interface ExtractDiscoveredOptions {
@@ -34,34 +34,43 @@ function own(obj: unknown, key: string): unknown {
 }
 
 function addNames(out: Set<string>, names: unknown): void {
-  if (!Array.isArray(names)) return
-  for (const n of names.slice(0, MAX_BLOCKS)) if (typeof n === 'string' && n) out.add(n)
+  for (const n of readList(names, MAX_BLOCKS)) if (typeof n === 'string' && n) out.add(n)
 }
 
+/**
+ * The names of a `Found N deferred tool(s): A, B.` first line. The line is read only when it
+ * splits into exactly N non-empty names: a tool whose name holds a comma makes it ambiguous
+ * (`notes_app, mcp__bank__transfer` would read as two tools, one of them never found), and an
+ * ambiguous line discovers nothing.
+ */
 function addFromText(out: Set<string>, text: string): void {
   const end = text.search(/\r?\n|\r/)
   const m = DISCOVERED_LINE.exec(end < 0 ? text : text.slice(0, end))
   if (!m) return
-  for (const name of m[1].split(',')) {
-    const n = name.trim()
-    if (n) out.add(n)
-  }
+  const names = m[2].split(',').map((name) => name.trim())
+  if (names.length !== Number(m[1]) || names.some((n) => !n)) return
+  for (const n of names) out.add(n)
 }
 
-/** The first `MAX_MESSAGES` messages, each read once (one that cannot be read is left out). */
-function readMessages(messages: unknown[]): unknown[] {
+/**
+ * The first `max` elements of an array, each read once; `[]` for anything else. An element, a
+ * length or an `Array.isArray` that throws (a getter, a Proxy trap, a revoked Proxy) is left
+ * out, as a malformed message is.
+ */
+function readList(list: unknown, max: number): unknown[] {
   let n: number
   try {
-    n = Math.min(messages.length, MAX_MESSAGES)
+    if (!Array.isArray(list)) return []
+    n = Math.min(list.length, max)
   } catch {
     return []
   }
   const out: unknown[] = []
   for (let i = 0; i < n; i++) {
     try {
-      out.push(messages[i])
+      out.push(list[i])
     } catch {
-      // skipped, as a malformed message is
+      // skipped
     }
   }
   return out
@@ -72,9 +81,7 @@ function toolUses(messages: readonly unknown[]): Map<string, unknown> {
   const uses = new Map<string, unknown>()
   for (const msg of messages) {
     if (own(msg, 'type') !== 'assistant') continue
-    const content = own(own(msg, 'message'), 'content')
-    if (!Array.isArray(content)) continue
-    for (const block of content.slice(0, MAX_BLOCKS)) {
+    for (const block of readList(own(own(msg, 'message'), 'content'), MAX_BLOCKS)) {
       const id = own(block, 'id')
       if (own(block, 'type') === 'tool_use' && typeof id === 'string') uses.set(id, own(block, 'name'))
     }
@@ -103,8 +110,7 @@ function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, u
   if (typeof id === 'string' && uses.has(id) && !fromSearch(uses.get(id), search)) return
   const content = own(block, 'content')
   if (typeof content === 'string') return addFromText(out, content)
-  if (!Array.isArray(content)) return
-  for (const item of content.slice(0, MAX_BLOCKS)) {
+  for (const item of readList(content, MAX_BLOCKS)) {
     const type = own(item, 'type')
     if (type === 'tool_reference') {
       const name = own(item, 'tool_name')
@@ -127,12 +133,11 @@ function addFromToolResult(out: Set<string>, block: unknown, uses: Map<string, u
  */
 export function extractDiscoveredToolNames(messages: unknown, options?: ExtractDiscoveredOptions): Set<string> {
   const out = new Set<string>()
-  if (!Array.isArray(messages)) return out
   const search = searchNames(options)
   // Options that cannot be read discover nothing: a doubt about discovery is a refusal.
   if (!search) return out
   // Read once: both passes see the same messages, however their getters answer.
-  const list = readMessages(messages)
+  const list = readList(messages, MAX_MESSAGES)
   const uses = toolUses(list)
   for (const msg of list) {
     const type = own(msg, 'type')
@@ -142,9 +147,7 @@ export function extractDiscoveredToolNames(messages: unknown, options?: ExtractD
       const att = own(msg, 'attachment')
       if (own(att, 'type') === 'deferred_tools_delta') addNames(out, own(att, 'addedNames'))
     } else if (type === 'user') {
-      const content = own(own(msg, 'message'), 'content')
-      if (!Array.isArray(content)) continue
-      for (const block of content.slice(0, MAX_BLOCKS)) addFromToolResult(out, block, uses, search)
+      for (const block of readList(own(own(msg, 'message'), 'content'), MAX_BLOCKS)) addFromToolResult(out, block, uses, search)
     }
   }
   return out
