@@ -523,3 +523,66 @@ describe('a call deadline after progress, while the wall clock lags', () => {
     expect(performance.now() - t0).toBeLessThan(10_000)
   }, 30_000)
 })
+
+/** A gateway's MCP client sessions, in memory: each records the log messages it receives. */
+const inMemory = {
+  Client: require('@modelcontextprotocol/sdk/client/index.js').Client,
+  InMemoryTransport: require('@modelcontextprotocol/sdk/inMemory.js').InMemoryTransport,
+  LoggingMessageNotificationSchema: require('@modelcontextprotocol/sdk/types.js').LoggingMessageNotificationSchema,
+}
+type CallOut = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> }
+async function clientSession(g: any, label: string) {
+  const [a, b] = inMemory.InMemoryTransport.createLinkedPair()
+  await g.createServer().connect(a)
+  const client = new inMemory.Client({ name: label, version: '1' })
+  const logs: unknown[] = []
+  client.setNotificationHandler(inMemory.LoggingMessageNotificationSchema, (n: { params: { data: unknown } }) => void logs.push(n.params.data))
+  await client.connect(b)
+  const execute = (tool: string, args: Record<string, unknown> = {}, onprogress?: () => void) =>
+    client.callTool({ name: 'execute_tool', arguments: { tool_name: tool, arguments: args } }, undefined, onprogress ? { onprogress } : undefined) as Promise<CallOut>
+  return { client, logs, execute }
+}
+
+describe("an upstream's log messages reach one client session only", () => {
+  let g: any
+  beforeAll(async () => {
+    g = gatewayOf({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY] } }, gateway: { requireDiscovered: false } })
+    await g.start()
+  }, 30_000)
+  afterAll(async () => {
+    await g?.close()
+  })
+
+  test("a call of another session in flight on the same server gets none of a call's log messages, either way round", async () => {
+    const a = await clientSession(g, 'A')
+    const b = await clientSession(g, 'B')
+    for (const [slow, chatty] of [
+      [a, b],
+      [b, a],
+    ]) {
+      a.logs.length = 0
+      b.logs.length = 0
+      const { onProgress, progressed } = firstProgress()
+      const long = slow.execute('mcp__flaky__count_slowly', { to: 20, delay_ms: 50 }, onProgress)
+      await progressed
+      expect((await chatty.execute('mcp__flaky__chatty')).content[0].text).toBe('chatted')
+      expect((await long).content[0].text).toBe('counted to 20')
+      expect(slow.logs).toEqual([])
+      expect(chatty.logs).toEqual([])
+    }
+  }, 30_000)
+
+  test('a call gets its log messages when the calls in flight on its server are all of its session', async () => {
+    const a = await clientSession(g, 'A')
+    expect((await a.execute('mcp__flaky__chatty')).content[0].text).toBe('chatted')
+    expect(a.logs).toEqual(['chatty: one', 'chatty: two'])
+    a.logs.length = 0
+    const { onProgress, progressed } = firstProgress()
+    const long = a.execute('mcp__flaky__count_slowly', { to: 20, delay_ms: 50 }, onProgress)
+    await progressed
+    await a.execute('mcp__flaky__chatty')
+    await long
+    expect(a.logs).toContain('chatty: one')
+    expect(a.logs).toContain('chatty: two')
+  }, 30_000)
+})

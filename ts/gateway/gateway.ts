@@ -45,6 +45,8 @@ interface CallContext {
   signal?: AbortSignal
   onLog?: LogFn
   meta?: Record<string, unknown>
+  /** The client session the call is made for: an upstream relays its log messages only within one session. */
+  session?: GatewaySession
 }
 
 /** One search hit, as `search_tools` returns it in `structuredContent.matches`. */
@@ -351,7 +353,7 @@ export class Gateway {
    */
   private async forward(u: Upstream, tool: string, name: string, input: unknown, ctx: CallContext, onProgress?: ProgressFn): Promise<unknown> {
     try {
-      return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta })
+      return await u.callTool(tool, input, { signal: ctx.signal, onprogress: onProgress, onlog: ctx.onLog, meta: ctx.meta, session: ctx.session })
     } catch (e) {
       if (e instanceof UpstreamUnavailableError) {
         return gatewayError(e.message, { failed: e.reason, tool_name: name, server: u.name })
@@ -454,7 +456,7 @@ export class Gateway {
     }
     const out = await executeTool(
       { tool_name: toolName, params: args ?? {} },
-      { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta },
+      { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta, session },
       undefined,
       undefined,
       extra.onProgress,

@@ -63,6 +63,27 @@ function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T>
 
 const VERSION = '0.1.0'
 
+/** Receives an upstream's `notifications/message` params. */
+type LogListener = (params: Record<string, unknown>) => void
+
+/** A call in flight on an upstream: the client session it is made for, and its log listener. */
+interface CallInFlight {
+  session: object
+  onlog?: LogListener
+}
+
+/** The log listeners of `calls` when they all belong to one session; none when they belong to several (or there are none). */
+function oneSessionListeners(calls: ReadonlySet<CallInFlight>): LogListener[] {
+  let session: object | undefined
+  const listeners: LogListener[] = []
+  for (const c of calls) {
+    if (session !== undefined && c.session !== session) return []
+    session = c.session
+    if (c.onlog) listeners.push(c.onlog)
+  }
+  return listeners
+}
+
 /** One upstream server and its connection. */
 export class Upstream {
   state: UpstreamState = 'connecting'
@@ -88,8 +109,8 @@ export class Upstream {
   private generation = 0
   /** The generation whose liveness is being checked (one ping at a time). */
   private checking: number | undefined
-  /** Log listeners of the calls in flight (an upstream's log messages are not tied to a request). */
-  private readonly logListeners = new Set<(params: Record<string, unknown>) => void>()
+  /** The calls in flight: each one's client session and log listener (an upstream's log messages are not tied to a request). */
+  private readonly inFlight = new Set<CallInFlight>()
   private firstRound: Promise<void>
   private settleFirst!: () => void
 
@@ -161,11 +182,7 @@ export class Upstream {
       if (c.transport !== 'stdio' && this.state === 'ready') void this.checkAlive(gen, `a transport error (${e?.message ?? e})`)
     }
     client.setNotificationHandler(sdk.types.LoggingMessageNotificationSchema, (n: { params: Record<string, unknown> }) => {
-      if (gen !== this.generation) return
-      if (this.logListeners.size === 0) {
-        this.log.log('debug', 'upstream_log', typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data), { server: this.name, level: n.params.level })
-      }
-      for (const l of this.logListeners) l(n.params)
+      if (gen === this.generation) this.relayLog(n.params)
     })
     client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
       if (gen === this.generation) this.requestRefresh(gen)
@@ -269,6 +286,27 @@ export class Upstream {
     }
   }
 
+  /**
+   * An upstream log message goes to the calls in flight when they all belong to one client
+   * session: over stdio it names no request, so with calls of two sessions in flight it may be
+   * either's, and it goes to the gateway's own log only.
+   */
+  private relayLog(params: Record<string, unknown>): void {
+    const listeners = oneSessionListeners(this.inFlight)
+    if (listeners.length === 0) {
+      const data = params.data
+      let text: string
+      try {
+        text = typeof data === 'string' ? data : JSON.stringify(data)
+      } catch (e) {
+        text = `(a log message that cannot be written: ${(e as Error)?.message ?? e})`
+      }
+      this.log.log('debug', 'upstream_log', text, { server: this.name, level: params.level })
+      return
+    }
+    for (const l of listeners) l(params)
+  }
+
   /** Mark unavailable, drop the tools, close the connection, schedule a reconnect. */
   private down(gen: number, why: string, kill = false): void {
     if (gen !== this.generation || this.state === 'closed' || this.state === 'unavailable') return
@@ -321,8 +359,13 @@ export class Upstream {
     opts: {
       signal?: AbortSignal
       onprogress?: (p: { progress: number; total?: number; message?: string }) => void
-      /** Receives the upstream's `notifications/message` params while the call runs. */
-      onlog?: (params: Record<string, unknown>) => void
+      /**
+       * Receives the upstream's `notifications/message` params while the call runs, when every
+       * call in flight on this upstream has the same `session`.
+       */
+      onlog?: LogListener
+      /** The client session the call is made for (compared by identity); none: a session of its own. */
+      session?: object
       meta?: Record<string, unknown>
     },
   ): Promise<Record<string, unknown>> {
@@ -334,7 +377,8 @@ export class Upstream {
     const sdk = loadSdk()
     const params: Record<string, unknown> = { name, arguments: args }
     if (opts.meta && Object.keys(opts.meta).length) params._meta = opts.meta
-    if (opts.onlog) this.logListeners.add(opts.onlog)
+    const inFlight: CallInFlight = { session: opts.session ?? {}, onlog: opts.onlog }
+    this.inFlight.add(inFlight)
     const t0 = Date.now()
     let lastProgress = t0
     // The call's deadlines are timers of our own that abort the request: one restarted by each
@@ -395,7 +439,7 @@ export class Upstream {
       clearTimeout(idle)
       clearTimeout(total)
       opts.signal?.removeEventListener('abort', onCallerAbort)
-      if (opts.onlog) this.logListeners.delete(opts.onlog)
+      this.inFlight.delete(inFlight)
     }
   }
 
