@@ -107,6 +107,30 @@ describe('permission checks', () => {
     expect(t.call.mock.calls[0][0]).toEqual({ title: 'Bug' })
   })
 
+  test('an input the permission decision puts in place goes through the tool\'s own validateInput too', async () => {
+    const seen: string[] = []
+    const validateInput = async (input: { title: string }) => {
+      seen.push(input.title)
+      return input.title.startsWith('ok:') ? { result: true } : { result: false, message: 'not an ok title' }
+    }
+    for (const via of ['checkPermissions', 'canUseTool'] as const) {
+      seen.length = 0
+      const t = target(`mcp__x__${via}`, {
+        validateInput,
+        checkPermissions: async (input: unknown) => (via === 'checkPermissions' ? { behavior: 'allow', updatedInput: { title: 'bad' } } : { behavior: 'ask', updatedInput: input }),
+      })
+      const canUseTool = mock(async () => ({ behavior: 'allow', updatedInput: { title: 'bad' } }))
+      const out = await refused(executeTool({ tool_name: t.name, params: { title: 'ok: first' } }, ctx(t), canUseTool), 'invalid_params', t)
+      expect(out.message).toContain('after the permission decision')
+      expect(seen).toEqual(['ok: first', 'bad'])
+    }
+    // An input replaced by one validateInput accepts runs with it.
+    const t = target('mcp__x__fine', { validateInput, checkPermissions: async () => ({ behavior: 'allow', updatedInput: { title: 'ok: second' } }) })
+    const out = await executeTool({ tool_name: t.name, params: { title: 'ok: first' } }, ctx(t), allow)
+    expect(out.refused).toBeUndefined()
+    expect(t.call.mock.calls[0][0]).toEqual({ title: 'ok: second' })
+  })
+
   // Regression (found by this suite, fixed in 50e7b00 / b72ea0a; ts/executeTool.ts, permission step): only an explicit `{ behavior: 'deny' }` blocks.
   // After `ask`/`passthrough`, a canUseTool that resolves to undefined, a bare string 'deny',
   // `{}` or an unknown behavior lets the call run (fail-open). Expected: anything but an

@@ -348,6 +348,15 @@ export async function executeTool(
       again = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
     }
     if (!again.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${again.message}`)
+    // ...the tool's own validateInput included (a path check the model's input passed says
+    // nothing of the path that replaced it).
+    let ownAgain: Awaited<ReturnType<typeof toolAcceptsInput>>
+    try {
+      ownAgain = await within(toolAcceptsInput(tool, again.value, context), 'check')
+    } catch (e) {
+      ownAgain = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
+    }
+    if (ownAgain) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${ownAgain.message}`)
     callInput = again.value
   }
 
