@@ -9,6 +9,7 @@ const tree = require('../dist/gateway/processTree.js') as typeof import('../ts/g
 const gw = require('../dist/gateway/index.js') as typeof import('../ts/gateway/index')
 const { ToolSearchSession } = require('../dist/toolSearch.js')
 const FLAKY = require('node:path').join(__dirname, 'fixtures', 'gateway', 'flaky-server.mjs') as string
+const RAW = require('node:path').join(__dirname, 'fixtures', 'gateway', 'raw-server.mjs') as string
 const quiet = gw.stderrLogger({ write: () => {} })
 /** A gateway over a config object (no environment), logging nothing. */
 const gatewayOf = (data: unknown, name = 'test') => new gw.Gateway({ config: gw.parseConfig(data, name, {}), logger: quiet })
@@ -586,3 +587,59 @@ describe("an upstream's log messages reach one client session only", () => {
     expect(a.logs).toContain('chatty: two')
   }, 30_000)
 })
+
+/** The names a search matched. */
+const namesOf = (r: { matches: { name: string }[] }) => r.matches.map((m) => m.name)
+/** The text of a call's result. */
+const textOfResult = (r: unknown) => ((r as CallOut).content ?? []).map((c) => c.text).join('\n')
+/** Polls `check` every 100 ms until it holds, for at most 10 s. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await check()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100))
+}
+
+test("a tool whose schema nests 20,000 levels is left out, and its server's other tools stay searchable and callable, after list_changed too", async () => {
+  const g = gatewayOf({
+    mcpServers: { raw: { command: process.execPath, args: [RAW], env: { RAW_DEEP: '20000', RAW_ID: 'raw' } } },
+    gateway: { requireDiscovered: false, backoffInitialMs: 60_000 },
+  })
+  try {
+    await g.start()
+    const session = newSession()
+    const first = await g.search('select:mcp__raw__echo,mcp__raw__t0_1,mcp__raw__deep_tool', 5, session)
+    expect(first.unavailable_servers).toEqual([])
+    expect(namesOf(first)).toEqual(['mcp__raw__echo', 'mcp__raw__t0_1'])
+    expect(first.total_tools).toBe(5)
+    expect(first.partial_servers).toEqual([{ server: 'raw', left_out: 1, why: 'nested deeper than 256 levels' }])
+    expect(gw.Gateway.formatSearch(first)).toContain('Servers with tools left out')
+    expect(textOfResult(await g.execute('mcp__raw__t0_1', {}, session))).toBe('raw ran t0_1')
+    expect(await g.execute('mcp__raw__deep_tool', {}, session)).toMatchObject({ isError: true, structuredContent: { refused: 'not_found' } })
+    // The list after list_changed adds `later` and a second deep tool.
+    expect(textOfResult(await g.execute('mcp__raw__relist', {}, session))).toBe('raw ran relist')
+    await eventually(async () => namesOf(await g.search('select:mcp__raw__later', 1, session)).length === 1)
+    const after = await g.search('select:mcp__raw__later,mcp__raw__deep_later', 5, session)
+    expect(after.unavailable_servers).toEqual([])
+    expect(namesOf(after)).toEqual(['mcp__raw__later'])
+    expect(after.partial_servers).toEqual([{ server: 'raw', left_out: 2, why: 'nested deeper than 256 levels' }])
+    expect(textOfResult(await g.execute('mcp__raw__later', {}, session))).toBe('raw ran later')
+    expect(textOfResult(await g.execute('mcp__raw__echo', {}, session))).toBe('raw ran echo')
+  } finally {
+    await g.close()
+  }
+}, 60_000)
+
+test('a tool whose outputSchema does not compile does not take its server down: it is listed and runs', async () => {
+  const g = gatewayOf({
+    mcpServers: { raw: { command: process.execPath, args: [RAW], env: { RAW_BAD_OUTPUT: '1', RAW_ID: 'raw' } } },
+    gateway: { requireDiscovered: false, backoffInitialMs: 60_000 },
+  })
+  try {
+    await g.start()
+    const session = newSession()
+    const found = await g.search('select:mcp__raw__bad_output,mcp__raw__echo', 5, session)
+    expect(found.unavailable_servers).toEqual([])
+    expect(namesOf(found)).toEqual(['mcp__raw__bad_output', 'mcp__raw__echo'])
+    expect(textOfResult(await g.execute('mcp__raw__bad_output', {}, session))).toBe('raw ran bad_output')
+  } finally {
+    await g.close()
+  }
+}, 60_000)

@@ -67,6 +67,8 @@ export interface SearchResult {
   total_tools: number
   unavailable_servers: { server: string; error: string; retry_in_ms?: number }[]
   pending_servers?: string[]
+  /** Ready servers some of whose listed tools are left out of the index: how many, and why. */
+  partial_servers?: { server: string; left_out: number; why: string }[]
   /** On an `isError` result: why the search did not run (`invalid_params`, or the package's error code). */
   error?: { code: string; message: string }
 }
@@ -115,6 +117,7 @@ const SEARCH_OUTPUT_SCHEMA = {
     total_tools: { type: 'integer' },
     unavailable_servers: { type: 'array', items: { type: 'object' } },
     pending_servers: { type: 'array', items: { type: 'string' } },
+    partial_servers: { type: 'array', items: { type: 'object' } },
     error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] },
   },
   required: ['query', 'matches', 'total_tools', 'unavailable_servers'],
@@ -370,6 +373,15 @@ export class Gateway {
       .map((u) => ({ server: u.name, error: u.lastError ?? 'unavailable', ...(u.retryAt ? { retry_in_ms: Math.max(0, u.retryAt - now) } : {}) }))
   }
 
+  /** Ready servers some of whose listed tools are left out, with how many and why. */
+  partial(): NonNullable<SearchResult['partial_servers']> {
+    const out: NonNullable<SearchResult['partial_servers']> = []
+    for (const u of this.upstreams) {
+      if (u.state === 'ready' && u.leftOut) out.push({ server: u.name, left_out: u.leftOut.count, why: u.leftOut.why })
+    }
+    return out
+  }
+
   /** Run a search (the package's ToolSearch) and record the matches in the session. */
   async search(query: string, maxResults: number, session: GatewaySession): Promise<SearchResult> {
     await this.waitStartup()
@@ -393,6 +405,8 @@ export class Gateway {
     }
     const res: SearchResult = { query, matches, total_tools: this.tools.length, unavailable_servers: this.unavailable() }
     if (pending.length) res.pending_servers = pending
+    const partial = this.partial()
+    if (partial.length) res.partial_servers = partial
     return res
   }
 
@@ -416,6 +430,9 @@ export class Gateway {
       lines.push(`\nTo run one, call ${EXECUTE_TOOL} with {"tool_name": "<name>", "arguments": {...}}.`)
     }
     if (r.pending_servers?.length) lines.push(`Still connecting (their tools are not searchable yet): ${r.pending_servers.join(', ')}.`)
+    if (r.partial_servers?.length) {
+      lines.push(`Servers with tools left out (those are not searchable): ${r.partial_servers.map((p) => `${p.server} (${p.left_out}: ${p.why})`).join('; ')}.`)
+    }
     if (r.unavailable_servers.length) {
       lines.push(
         `Unavailable servers (their tools are not searchable now): ${r.unavailable_servers

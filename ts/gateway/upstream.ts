@@ -12,6 +12,16 @@ import { loadSdk } from './sdk'
 /** The most tools/list pages read from one server (an endless cursor stops here, with a warning). */
 const MAX_LIST_PAGES = 100
 
+/**
+ * How deeply a tool's data (its schemas above all) may nest, in objects and arrays: far past any
+ * real tool, far short of what overflows the stack of a recursive walk (JSON.stringify, a schema
+ * compiler). A deeper tool is left out of its server's list.
+ */
+export const MAX_TOOL_DEPTH = 256
+
+/** How many names of left-out tools a log line gives. */
+const NAMES_LOGGED = 5
+
 /** How long a stopping gateway waits for a stdio server to exit on its own before killing it. */
 const CLOSE_GRACE_MS = 500
 /** How far past a call's own deadlines the SDK's request timers are set (a backstop only). */
@@ -63,6 +73,34 @@ function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T>
 
 const VERSION = '0.1.0'
 
+/** Whether `value` nests objects and arrays deeper than `max` levels (walked with a stack of its own, never recursively). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const values: unknown[] = [value]
+  const depths: number[] = [0]
+  while (values.length) {
+    const v = values.pop()
+    const d = depths.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (d >= max) return true
+    for (const child of Object.values(v)) {
+      values.push(child)
+      depths.push(d + 1)
+    }
+  }
+  return false
+}
+
+/** Why the gateway cannot handle a listed tool (nested too deeply, or not serializable), or undefined. */
+function toolProblem(tool: UpstreamTool): string | undefined {
+  if (nestsDeeperThan(tool, MAX_TOOL_DEPTH)) return `nested deeper than ${MAX_TOOL_DEPTH} levels`
+  try {
+    JSON.stringify(tool)
+  } catch (e) {
+    return `not serializable (${(e as Error)?.message ?? e})`
+  }
+  return undefined
+}
+
 /** Receives an upstream's `notifications/message` params. */
 type LogListener = (params: Record<string, unknown>) => void
 
@@ -90,6 +128,8 @@ export class Upstream {
   tools: UpstreamTool[] = []
   /** The listing running after list_changed, and whether another notice came during it. */
   private refreshing: { gen: number; again: boolean } | undefined
+  /** How many tools of the last listing were left out (nested too deeply, or not serializable), and why (the first one's reason). */
+  leftOut: { count: number; why: string } | undefined
   /** The last failure, while unavailable. */
   lastError: string | undefined
   /** When the next reconnect is due (ms since epoch), while unavailable. */
@@ -201,8 +241,9 @@ export class Upstream {
       client.onclose = () => this.down(gen, 'the connection closed')
       // The first tools/list is part of starting: it gets what is left of the connect deadline.
       const left = Math.max(1, this.settings.connectTimeoutMs - (Date.now() - t0))
-      const tools = await withDeadline(this.listAll(client), left, `did not list its tools within ${this.settings.connectTimeoutMs} ms of starting`)
+      const listed = await withDeadline(this.listAll(client), left, `did not list its tools within ${this.settings.connectTimeoutMs} ms of starting`)
       if (gen !== this.generation) return
+      const tools = this.usable(listed)
       this.tools = tools
       this.state = 'ready'
       this.lastError = undefined
@@ -227,8 +268,10 @@ export class Upstream {
     const out: UpstreamTool[] = []
     let cursor: string | undefined
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      // A plain request, not client.listTools: that compiles every tool's outputSchema (a call's
+      // result is checked by the client, never here), and one schema it cannot compile fails the list.
       const res = await withDeadline(
-        client.listTools(cursor ? { cursor } : {}, { timeout: this.settings.listTimeoutMs }),
+        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, loadSdk().types.ListToolsResultSchema, { timeout: this.settings.listTimeoutMs }),
         this.settings.listTimeoutMs,
         `tools/list did not answer within ${this.settings.listTimeoutMs} ms`,
       ) as { tools: UpstreamTool[]; nextCursor?: string }
@@ -240,6 +283,34 @@ export class Upstream {
       this.log.log('warn', 'tools_truncated', `tools/list still had pages after ${MAX_LIST_PAGES}; the first ${out.length} tools are used`, { server: this.name, tools: out.length })
     }
     return out
+  }
+
+  /**
+   * The listed tools the gateway can handle; the others are left out, logged and counted in
+   * `leftOut`, and the server's other tools stay available.
+   */
+  private usable(listed: UpstreamTool[]): UpstreamTool[] {
+    const tools: UpstreamTool[] = []
+    const names: string[] = []
+    let why: string | undefined
+    for (const t of listed) {
+      const problem = toolProblem(t)
+      if (problem === undefined) {
+        tools.push(t)
+        continue
+      }
+      why ??= problem
+      if (names.length < NAMES_LOGGED) names.push(String(t?.name).slice(0, 100))
+    }
+    const count = listed.length - tools.length
+    this.leftOut = count ? { count, why: why! } : undefined
+    if (count) {
+      this.log.log('warn', 'tools_left_out', `${count} tool${count === 1 ? '' : 's'} left out (${names.join(', ')}${count > names.length ? ', …' : ''}): ${why}`, {
+        server: this.name,
+        count,
+      })
+    }
+    return tools
   }
 
   /**
@@ -267,8 +338,9 @@ export class Upstream {
   private async refresh(gen: number): Promise<void> {
     const t0 = Date.now()
     try {
-      const tools = await this.listAll(this.client)
+      const listed = await this.listAll(this.client)
       if (gen !== this.generation || this.state !== 'ready') return
+      const tools = this.usable(listed)
       this.tools = tools
       this.log.log('info', 'list_changed', `tool list changed: ${tools.length} tools`, { server: this.name, tools: tools.length })
       this.events.onTools(this)
@@ -313,6 +385,7 @@ export class Upstream {
     this.generation++
     const hadTools = this.tools.length > 0
     this.tools = []
+    this.leftOut = undefined
     this.state = 'unavailable'
     this.lastError = why
     const client = this.client
