@@ -643,3 +643,21 @@ test('a tool whose outputSchema does not compile does not take its server down: 
     await g.close()
   }
 }, 60_000)
+
+test('a tools/list page of 130,000 tools is read whole, and its tools are searchable and callable', async () => {
+  const g = gatewayOf({
+    mcpServers: { big: { command: process.execPath, args: [RAW], env: { RAW_TOOLS: '130000', RAW_ID: 'big' } } },
+    gateway: { requireDiscovered: false, backoffInitialMs: 60_000, connectTimeoutMs: 50_000, listTimeoutMs: 50_000 },
+  })
+  try {
+    await g.start()
+    const session = newSession()
+    const found = await g.search('select:mcp__big__t0_129999', 1, session)
+    expect(found.unavailable_servers).toEqual([])
+    expect(found.total_tools).toBe(130_002)
+    expect(namesOf(found)).toEqual(['mcp__big__t0_129999'])
+    expect(textOfResult(await g.execute('mcp__big__t0_129999', {}, session))).toBe('big ran t0_129999')
+  } finally {
+    await g.close()
+  }
+}, 120_000)

@@ -275,7 +275,8 @@ export class Upstream {
         this.settings.listTimeoutMs,
         `tools/list did not answer within ${this.settings.listTimeoutMs} ms`,
       ) as { tools: UpstreamTool[]; nextCursor?: string }
-      out.push(...res.tools)
+      // One at a time: a page's tools spread into push() would be as many arguments, past the engine's limit (about 125,000).
+      for (const t of res.tools) out.push(t)
       cursor = res.nextCursor
       if (!cursor) break
     }
