@@ -661,3 +661,62 @@ test('a tools/list page of 130,000 tools is read whole, and its tools are search
     await g.close()
   }
 }, 120_000)
+
+describe('the maxTools cap', () => {
+  const cfg = require('../dist/gateway/config.js') as typeof import('../ts/gateway/config')
+  const { LIMITS } = require('../dist/config.js') as typeof import('../ts/config')
+  const { MAX_TOOLS } = require('../dist/executeTool.js') as typeof import('../ts/executeTool')
+
+  test("defaults to the most tools the package's search and execute take, and only a whole number up to that is accepted", () => {
+    const most = Math.min(LIMITS.toolCount, MAX_TOOLS)
+    expect(gw.DEFAULT_SETTINGS.maxTools).toBe(most)
+    expect(cfg.parseConfig({ mcpServers: {}, gateway: { maxTools: most } }, 'cfg', {}).settings.maxTools).toBe(most)
+    for (const v of [0, -1, 1.5, most + 1, '5', Number.NaN]) {
+      expect(() => cfg.parseConfig({ mcpServers: {}, gateway: { maxTools: v } }, 'cfg', {})).toThrow(`gateway.maxTools must be a whole number from 1 to ${most}`)
+    }
+  })
+
+  test('servers are taken in config order: the first keeps all its tools, the one that crosses the cap keeps what fits', async () => {
+    // a: echo, relist, t0_0 (3 tools); b: echo, relist, t0_0, t0_1, t0_2 (5); the cap lets 2 of b's in.
+    const g = gatewayOf({
+      mcpServers: {
+        a: { command: process.execPath, args: [RAW], env: { RAW_TOOLS: '1', RAW_ID: 'a' } },
+        b: { command: process.execPath, args: [RAW], env: { RAW_TOOLS: '3', RAW_ID: 'b' } },
+      },
+      gateway: { requireDiscovered: false, backoffInitialMs: 60_000, maxTools: 5 },
+    })
+    try {
+      await g.start()
+      const session = newSession()
+      const found = await g.search('select:mcp__a__echo,mcp__a__relist,mcp__a__t0_0,mcp__b__echo,mcp__b__relist,mcp__b__t0_0', 10, session)
+      expect(found.total_tools).toBe(5)
+      expect(found.unavailable_servers).toEqual([])
+      expect(namesOf(found)).toEqual(['mcp__a__echo', 'mcp__a__relist', 'mcp__a__t0_0', 'mcp__b__echo', 'mcp__b__relist'])
+      expect(found.partial_servers).toEqual([{ server: 'b', left_out: 3, why: "over the gateway's limit of 5 tools (maxTools)" }])
+      for (const tool of ['echo', 't0_0']) expect(textOfResult(await g.execute(`mcp__a__${tool}`, {}, session))).toBe(`a ran ${tool}`)
+      expect(textOfResult(await g.execute('mcp__b__echo', {}, session))).toBe('b ran echo')
+      expect(await g.execute('mcp__b__t0_2', {}, session)).toMatchObject({ isError: true, structuredContent: { refused: 'not_found', tool_name: 'mcp__b__t0_2' } })
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
+
+  test('a failure inside the gateway reaches the client as a coded failure in the result, not a bare JSON-RPC error', async () => {
+    const g = gatewayOf({ mcpServers: { a: { command: process.execPath, args: [RAW], env: { RAW_ID: 'a' } } }, gateway: { requireDiscovered: false } })
+    try {
+      await g.start()
+      const c = await clientSession(g, 'A')
+      expect(textOfResult(await c.execute('mcp__a__echo'))).toBe('a ran echo')
+      // A tool list past what the package's execute takes (sparse: nothing is allocated per tool).
+      const tools = g.tools
+      g.tools = new Array(MAX_TOOLS + 1)
+      const out = await c.execute('mcp__a__echo').catch((e: Error & { code?: number }) => ({ thrown: e.code }))
+      g.tools = tools
+      expect(out).toMatchObject({ isError: true, structuredContent: { failed: 'internal_error', code: 'E_TOO_LARGE', tool_name: 'mcp__a__echo' } })
+      expect(textOfResult(out)).toMatch(/could not run: .*exceed the limit/)
+      await c.client.close()
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
+})

@@ -4,7 +4,11 @@
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { MAX_TIMER_MS } from '../config'
+import { LIMITS, MAX_TIMER_MS } from '../config'
+import { MAX_TOOLS } from '../executeTool'
+
+/** The most tools the package's search and execute take in one list: the ceiling of `maxTools`. */
+export const MAX_GATEWAY_TOOLS = Math.min(LIMITS.toolCount, MAX_TOOLS)
 
 /** One upstream server, as the config file gives it. */
 export interface UpstreamConfig {
@@ -45,6 +49,11 @@ export interface GatewaySettings {
   startupWaitMs: number
   /** Refuse execute_tool for tools search_tools has not returned in this session. */
   requireDiscovered: boolean
+  /**
+   * The most tools the gateway indexes and routes, taken from the servers in config order (at
+   * most, and by default, `MAX_GATEWAY_TOOLS`): the server that crosses it keeps what fits.
+   */
+  maxTools: number
 }
 
 /** A parsed config. */
@@ -63,6 +72,7 @@ export const DEFAULT_SETTINGS: Readonly<GatewaySettings> = Object.freeze({
   backoffMaxMs: 30_000,
   startupWaitMs: 30_000,
   requireDiscovered: true,
+  maxTools: MAX_GATEWAY_TOOLS,
 })
 
 /** The transports a server's `type` (or `transport`) may name. */
@@ -103,6 +113,18 @@ function stringMap(v: unknown, where: string): Record<string, string> | undefine
 /** Expand `${VAR}` and `${VAR:-default}` from the environment (Claude Code's rule). */
 function expand(s: string, env: NodeJS.ProcessEnv): string {
   return s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => env[name] ?? dflt ?? '')
+}
+
+/** What a value of the `gateway` setting `k` must be, when `v` is not that; undefined when it is. */
+function settingProblem(k: string, v: unknown): string | undefined {
+  if (k === 'maxTools') {
+    const ok = typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_GATEWAY_TOOLS
+    return ok ? undefined : `a whole number from 1 to ${MAX_GATEWAY_TOOLS}`
+  }
+  const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
+  if (want !== 'number') return typeof v === want ? undefined : `a ${want}`
+  const ok = typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMER_MS
+  return ok ? undefined : `a positive number of milliseconds, at most ${MAX_TIMER_MS}`
 }
 
 /** Parse a config object (the file's JSON). `file` is used in messages and for relative `cwd`s. */
@@ -181,10 +203,8 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
     if (root.gateway === null || typeof root.gateway !== 'object' || Array.isArray(root.gateway)) throw new ConfigError(`${file}: "gateway" must be an object`)
     for (const [k, v] of Object.entries(root.gateway as Record<string, unknown>)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, k)) throw new ConfigError(`${file}: gateway.${k} is not a setting (known: ${Object.keys(DEFAULT_SETTINGS).join(', ')})`)
-      const want = typeof (DEFAULT_SETTINGS as Record<string, unknown>)[k]
-      if (typeof v !== want || (want === 'number' && !(Number.isFinite(v as number) && (v as number) > 0 && (v as number) <= MAX_TIMER_MS))) {
-        throw new ConfigError(`${file}: gateway.${k} must be a ${want === 'number' ? `positive number of milliseconds, at most ${MAX_TIMER_MS}` : want}`)
-      }
+      const problem = settingProblem(k, v)
+      if (problem) throw new ConfigError(`${file}: gateway.${k} must be ${problem}`)
       ;(settings as unknown as Record<string, unknown>)[k] = v
     }
   }

@@ -156,7 +156,19 @@ function upstreamRpcError(e: unknown): unknown {
   if (!err || typeof err !== 'object' || typeof err.code !== 'number' || typeof err.message !== 'string') return e
   const prefix = `MCP error ${err.code}: `
   const message = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message
-  return Object.assign(new Error(message), { code: err.code, ...(err.data !== undefined ? { data: err.data } : {}) })
+  return new UpstreamRpcError(message, err.code, err.data)
+}
+
+/** An upstream's JSON-RPC error, passed on to the client as it came: the one error a call lets through. */
+class UpstreamRpcError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    data: unknown,
+  ) {
+    super(message)
+    if (data !== undefined) (this as { data?: unknown }).data = data
+  }
 }
 
 /** Results the gateway made itself (refusals, failures), as opposed to an upstream's own results. */
@@ -193,6 +205,8 @@ export class Gateway {
    */
   private bareDirect = new Map<string, string>()
   private prints = new Map<string, string>()
+  /** Per server, how many of its tools are left out because the `maxTools` cap was reached before them. */
+  private capped = new Map<string, number>()
   private directKey = ''
   private readonly servers = new Set<any>()
   private readonly log: Logger
@@ -274,6 +288,8 @@ export class Gateway {
     const tools: GatewayTool[] = []
     const byName = new Map<string, GatewayTool>()
     const prints = new Map<string, string>()
+    const capped = new Map<string, number>()
+    const cap = this.options.config.settings.maxTools
     let changedInPlace = false
     for (const u of this.upstreams) {
       const always = u.config.alwaysLoad
@@ -281,6 +297,10 @@ export class Gateway {
         if (typeof t?.name !== 'string') continue
         const name = `mcp__${u.name}__${t.name}`
         if (byName.has(name)) continue
+        if (tools.length >= cap) {
+          capped.set(u.name, (capped.get(u.name) ?? 0) + 1)
+          continue
+        }
         const fp = fingerprint(t)
         const before = this.prints.get(name)
         if (before !== undefined && before !== fp) changedInPlace = true
@@ -334,6 +354,7 @@ export class Gateway {
     }
     for (const [directName, t] of directByName) if (directName !== t.name) bareDirect.set(directName, t.name)
     this.bareDirect = bareDirect.size > MAX_TYPED_DIRECT ? new Map([...bareDirect].slice(-MAX_TYPED_DIRECT)) : bareDirect
+    this.logCapped(capped, cap)
     // The index cache follows tool names; a tool whose text changed under the same name needs a rebuild.
     if (changedInPlace) this.cache.clear()
     this.tools = tools
@@ -347,6 +368,19 @@ export class Gateway {
       this.directKey = directKey
       for (const s of this.servers) void Promise.resolve().then(() => s.sendToolListChanged()).catch(() => {})
     }
+  }
+
+  /** Log each server whose count of tools left out by the `maxTools` cap changed, and keep the counts. */
+  private logCapped(capped: Map<string, number>, cap: number): void {
+    for (const [server, n] of capped) {
+      if (this.capped.get(server) === n) continue
+      this.log.log('warn', 'tools_capped', `${n} tool${n === 1 ? '' : 's'} left out: the gateway's limit of ${cap} tools (maxTools) was reached, servers earlier in the config first`, {
+        server,
+        count: n,
+        maxTools: cap,
+      })
+    }
+    this.capped = capped
   }
 
   /**
@@ -377,7 +411,12 @@ export class Gateway {
   partial(): NonNullable<SearchResult['partial_servers']> {
     const out: NonNullable<SearchResult['partial_servers']> = []
     for (const u of this.upstreams) {
-      if (u.state === 'ready' && u.leftOut) out.push({ server: u.name, left_out: u.leftOut.count, why: u.leftOut.why })
+      if (u.state !== 'ready') continue
+      const over = this.capped.get(u.name) ?? 0
+      const whys = u.leftOut ? [u.leftOut.why] : []
+      if (over) whys.push(`over the gateway's limit of ${this.options.config.settings.maxTools} tools (maxTools)`)
+      const n = (u.leftOut?.count ?? 0) + over
+      if (n) out.push({ server: u.name, left_out: n, why: whys.join('; ') })
     }
     return out
   }
@@ -471,19 +510,27 @@ export class Gateway {
         server: down.name,
       })
     }
-    const out = await executeTool(
-      { tool_name: toolName, params: args ?? {} },
-      { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta, session },
-      undefined,
-      undefined,
-      extra.onProgress,
-      {
-        requireDiscovered: this.options.config.settings.requireDiscovered,
-        session: session.search,
-        coreTools: [],
-        names: { search: SEARCH_TOOL, execute: EXECUTE_TOOL },
-      },
-    )
+    let out: Awaited<ReturnType<typeof executeTool>>
+    try {
+      out = await executeTool(
+        { tool_name: toolName, params: args ?? {} },
+        { options: { tools: this.tools }, signal: extra.signal, onLog: extra.onLog, meta: extra.meta, session },
+        undefined,
+        undefined,
+        extra.onProgress,
+        {
+          requireDiscovered: this.options.config.settings.requireDiscovered,
+          session: session.search,
+          coreTools: [],
+          names: { search: SEARCH_TOOL, execute: EXECUTE_TOOL },
+        },
+      )
+    } catch (e) {
+      if (e instanceof UpstreamRpcError) throw e
+      // Anything else that failed here is the gateway's: a coded failure, never a bare JSON-RPC error.
+      const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'E_INTERNAL'
+      return gatewayError(`Tool "${toolName}" could not run: ${(e as Error)?.message ?? e}`, { failed: 'internal_error', code, tool_name: toolName })
+    }
     if (out.refused) {
       const message = out.message ?? 'refused'
       return gatewayError(message, { refused: out.refused, tool_name: out.tool_name, ...(out.suggestions?.length ? { suggestions: out.suggestions } : {}) })
