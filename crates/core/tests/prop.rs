@@ -5,7 +5,11 @@
 //! test -p tool-index-core --release --test prop` for a long run). Failures are persisted
 //! by proptest under `crates/core/proptest-regressions/`.
 
+mod common;
+
 use std::collections::HashMap;
+
+use common::fresh_word;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -683,18 +687,6 @@ proptest! {
             prop_assert_eq!(compat_result(&c, &c.search(q, 30, 0.0)), compat_result(&fc, &fc.search(q, 30, 0.0)));
             prop_assert_eq!(compat_result(&c, &keyword_search(&c, q, 30)), compat_result(&fc, &keyword_search(&fc, q, 30)));
             prop_assert_eq!(enhanced_result(&e, &e.search(q, 30, 0.0)), enhanced_result(&fe, &fe.search(q, 30, 0.0)));
-        }
-    }
-}
-
-/// A word of letters only, unique per `n` (no stemming rule merges two of them).
-fn fresh_word(prefix: &str, mut n: usize) -> String {
-    let mut w = String::from(prefix);
-    loop {
-        w.push(char::from(b'a' + (n % 26) as u8));
-        n /= 26;
-        if n == 0 {
-            return w;
         }
     }
 }

@@ -2,6 +2,9 @@
 //! drops the terms no tool has any more, so its vocabulary and size stay near those of a
 //! fresh build of the same tools, and it answers exactly as that build does.
 
+mod common;
+
+use common::fresh_word;
 use tool_index_core::enhanced::{EnhancedIndex, Params};
 use tool_index_core::hybrid::{tool_search_rank, MergeWeights};
 use tool_index_core::index::Hit;
@@ -11,18 +14,6 @@ use tool_index_core::{IndexOptions, ToolDoc, ToolIndex};
 
 /// How many changes each churn makes.
 const CYCLES: usize = 3_000;
-
-/// A word of letters only (no stemming or number rule merges two of them), unique per `n`.
-fn fresh_word(prefix: &str, mut n: usize) -> String {
-    let mut w = String::from(prefix);
-    loop {
-        w.push(char::from(b'a' + (n % 26) as u8));
-        n /= 26;
-        if n == 0 {
-            return w;
-        }
-    }
-}
 
 fn base(n: usize) -> Vec<ToolDoc> {
     (0..n)

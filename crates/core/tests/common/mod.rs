@@ -1,5 +1,6 @@
-//! Shared loader for the reference parity vectors, vendored in the repository at
-//! `__test__/fixtures/parity/reference-vectors.json` (see the README beside them).
+//! Helpers the integration tests share: the loader of the reference parity vectors, vendored in
+//! the repository at `__test__/fixtures/parity/reference-vectors.json` (see the README beside
+//! them), and words that no analysis rule merges.
 
 #![allow(dead_code)]
 
@@ -60,4 +61,16 @@ pub fn strings(v: &Value) -> Vec<String> {
         .iter()
         .map(|s| s.as_str().unwrap().to_owned())
         .collect()
+}
+
+/// A word of letters only, unique per `n` (no stemming or number rule merges two of them).
+pub fn fresh_word(prefix: &str, mut n: usize) -> String {
+    let mut w = String::from(prefix);
+    loop {
+        w.push(char::from(b'a' + (n % 26) as u8));
+        n /= 26;
+        if n == 0 {
+            return w;
+        }
+    }
 }
