@@ -432,6 +432,15 @@ describe('discovery read back from the conversation (extractDiscoveredToolNames)
     expect(found(revoked as unknown as unknown[])).toEqual([])
   })
 
+  test('the scan reads at most a million elements in all: what lies past them discovers nothing', () => {
+    // 200 messages sharing one 10,000-slot list would be two million reads (10^9 within the
+    // per-message caps alone); the line after them is not read.
+    const filler = { type: 'user', message: { content: new Array(10_000) } }
+    const messages = [result(LINE), ...Array.from({ length: 200 }, () => filler), result('Found 1 deferred tool(s): mcp__late__tool.')]
+    expect(found(messages)).toEqual(['mcp__bank__wire_money'])
+    expect(found([result('Found 1 deferred tool(s): mcp__late__tool.')])).toEqual(['mcp__late__tool'])
+  })
+
   test('options that throw when read discover nothing, and nothing throws', () => {
     const throwing = { get searchToolNames(): string[] { throw new Error('boom') } }
     expect(found([result(LINE)], throwing)).toEqual([])

@@ -27,6 +27,14 @@ export interface ExtractDiscoveredOptions {
 /** Messages and blocks looked at, at most (a conversation is far smaller). */
 const MAX_MESSAGES = 100_000
 const MAX_BLOCKS = 10_000
+/**
+ * Elements read in all, messages and blocks of both passes together: the caps above alone would
+ * allow 10^9 reads (100,000 messages sharing one 10,000-block list: 15 s of a blocked event
+ * loop). Past it, the rest of the conversation is not read (it discovers nothing).
+ */
+const MAX_READS = 1_000_000
+/** Reads left to the running `extractDiscoveredToolNames` (it is synchronous). */
+let readsLeft = 0
 
 function own(obj: unknown, key: string): unknown {
   const r = readOwn<unknown>(obj, key)
@@ -61,10 +69,11 @@ function readList(list: unknown, max: number): unknown[] {
   let n: number
   try {
     if (!Array.isArray(list)) return []
-    n = Math.min(list.length, max)
+    n = Math.min(list.length, max, readsLeft)
   } catch {
     return []
   }
+  readsLeft -= n
   const out: unknown[] = []
   for (let i = 0; i < n; i++) {
     try {
@@ -136,6 +145,18 @@ export function extractDiscoveredToolNames(messages: unknown, options?: ExtractD
   const search = searchNames(options)
   // Options that cannot be read discover nothing: a doubt about discovery is a refusal.
   if (!search) return out
+  const outer = readsLeft
+  readsLeft = MAX_READS
+  try {
+    scan(out, messages, search)
+  } finally {
+    readsLeft = outer
+  }
+  return out
+}
+
+/** Both passes over the messages (see `extractDiscoveredToolNames`), within `readsLeft`. */
+function scan(out: Set<string>, messages: unknown, search: SearchNames): void {
   // Read once: both passes see the same messages, however their getters answer.
   const list = readList(messages, MAX_MESSAGES)
   const uses = toolUses(list)
@@ -150,7 +171,6 @@ export function extractDiscoveredToolNames(messages: unknown, options?: ExtractD
       for (const block of readList(own(own(msg, 'message'), 'content'), MAX_BLOCKS)) addFromToolResult(out, block, uses, search)
     }
   }
-  return out
 }
 
 /** The search tool's names: the option's strings (one string is one name), else the two defaults; undefined when the option cannot be read. */
