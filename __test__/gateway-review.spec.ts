@@ -720,3 +720,71 @@ describe('the maxTools cap', () => {
     }
   }, 60_000)
 })
+
+describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
+  const net = require('node:net') as typeof import('node:net')
+  const ACCEPT = 'application/json, text/event-stream'
+  const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'review', version: '1' } } })
+  const flakyGateway = (args: string[] = [FLAKY]) => gatewayOf({ mcpServers: { flaky: { command: process.execPath, args } } }, 'serve')
+  /** A new session's id (initialize, then initialized). */
+  const openSession = async (url: string): Promise<string> => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: initBody })
+    await r.text()
+    const sid = r.headers.get('mcp-session-id')
+    expect(r.status).toBe(200)
+    expect(typeof sid).toBe('string')
+    const n = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+    await n.text()
+    return sid!
+  }
+  /** A POST whose body never finishes: its socket, and a promise of the status it is answered with ('none' if it closes unanswered). */
+  const halfSent = (port: number, headers: Record<string, string> = {}) => {
+    const s = net.connect(port, '127.0.0.1')
+    s.on('error', () => {})
+    let text = ''
+    const status = new Promise<string>((resolve) => {
+      s.on('data', (d) => {
+        text += d
+        const m = /^HTTP\/1\.1 (\d+)/.exec(text)
+        if (m) resolve(m[1])
+      })
+      s.on('close', () => resolve('none'))
+    })
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+    s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: ${ACCEPT}\r\n${extra}Content-Length: 1000\r\n\r\n{"jsonrpc"`)
+    return { socket: s, status }
+  }
+
+  test('slow POST bodies on an existing session get 503 past the count and 408 past the deadline', async () => {
+    const g = flakyGateway()
+    const served = await gw.serveHttp(g, { port: 0, log: quiet, maxBodiesReading: 2, bodyDeadlineMs: 400 })
+    const socks: import('node:net').Socket[] = []
+    try {
+      const sid = await openSession(served.url)
+      const on = { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' }
+      const slow = [halfSent(served.port, on), halfSent(served.port, on)]
+      socks.push(...slow.map((s) => s.socket))
+      await new Promise((r) => setTimeout(r, 100))
+      const third = halfSent(served.port, on)
+      socks.push(third.socket)
+      expect(await third.status).toBe('503')
+      expect(await Promise.all(slow.map((s) => s.status))).toEqual(['408', '408'])
+      // The session still answers a whole request.
+      const r = await fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT, ...on },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      })
+      expect(r.status).toBe(200)
+      expect(await r.text()).toContain('"result":{}')
+    } finally {
+      for (const s of socks) s.destroy()
+      await served.close()
+      await g.close()
+    }
+  })
+})

@@ -22,25 +22,25 @@ export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] 
   --json-logs     log one JSON object a line on stderr
   --verbose       also log upstream servers' stderr`
 
-/** The largest request body a new session's first request may have (the SDK's own limit). */
+/** The largest request body a POST may have (the SDK's own limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
-/** New sessions' bodies read at once, at most: more wait for none and get 503. */
+/** POST bodies read at once, at most (new sessions' and existing ones'): more wait for none and get 503. */
 const MAX_BODIES_READING = 32
 
-/** How long a new session's body may take to arrive. */
+/** How long a POST body may take to arrive. */
 const BODY_DEADLINE_MS = 30_000
 
 /**
  * A request's body as text; `'too-large'` once it passes `limit` bytes (the rest is not kept),
- * `'late'` when it has not ended within `deadlineMs`.
+ * `'late'` when it has not ended within `deadlineMs`, `'gone'` when the request was aborted.
  */
-function readBody(req: http.IncomingMessage, limit: number, deadlineMs: number): Promise<string | 'too-large' | 'late'> {
-  return new Promise((resolve, reject) => {
+function readBody(req: http.IncomingMessage, limit: number, deadlineMs: number): Promise<string | 'too-large' | 'late' | 'gone'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
     let done = false
-    const finish = (v: string | 'too-large' | 'late') => {
+    const finish = (v: string | 'too-large' | 'late' | 'gone') => {
       if (done) return
       done = true
       clearTimeout(timer)
@@ -55,10 +55,8 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineMs: number):
       chunks.push(chunk)
     })
     req.on('end', () => finish(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', (e) => {
-      clearTimeout(timer)
-      if (!done) reject(e)
-    })
+    req.on('error', () => finish('gone'))
+    req.on('close', () => finish(req.complete ? Buffer.concat(chunks).toString('utf8') : 'gone'))
   })
 }
 
@@ -100,6 +98,10 @@ export async function serveHttp(
      * accepted it; when every session is busy it gets HTTP 503.
      */
     maxSessions?: number
+    /** At most this many POST bodies read at once (default 32); more get HTTP 503. */
+    maxBodiesReading?: number
+    /** A POST body not received within this long gets HTTP 408 (default 30 s). */
+    bodyDeadlineMs?: number
   },
 ): Promise<HttpGateway> {
   const sdk = loadSdk()
@@ -107,6 +109,8 @@ export async function serveHttp(
   const sessions = new Map<string, { transport: any; server: any; open: number; lastSeen: number }>()
   const idleMs = opts.sessionIdleMs ?? 30 * 60_000
   const maxSessions = opts.maxSessions ?? 1000
+  const maxReading = opts.maxBodiesReading ?? MAX_BODIES_READING
+  const bodyDeadlineMs = opts.bodyDeadlineMs ?? BODY_DEADLINE_MS
   /** Initialize requests admitted and not yet turned into a session (or ended). */
   let pending = 0
   const idleCount = (): number => {
@@ -142,8 +146,40 @@ export async function serveHttp(
   sweep.unref()
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1'
   let port = opts.port
-  /** New sessions' bodies being read now (see MAX_BODIES_READING). */
+  /** POST bodies being read now (see MAX_BODIES_READING). */
   let reading = 0
+  /**
+   * A POST's body, read here for every POST (new session or not) within the same bounds: at most
+   * `maxReading` at once, MAX_BODY_BYTES each, within `bodyDeadlineMs`. `undefined` once the
+   * request has been answered (or was aborted).
+   */
+  const boundedBody = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown } | undefined> => {
+    if (reading >= maxReading) {
+      res.once('finish', () => req.destroy())
+      rpcError(res, 503, -32000, `Too many requests being read: at most ${maxReading} request bodies at once`, { connection: 'close', 'retry-after': '5' })
+      return undefined
+    }
+    reading++
+    let raw: Awaited<ReturnType<typeof readBody>>
+    try {
+      raw = await readBody(req, MAX_BODY_BYTES, bodyDeadlineMs)
+    } finally {
+      reading--
+    }
+    if (raw === 'gone') return undefined
+    if (raw === 'too-large' || raw === 'late') {
+      res.once('finish', () => req.destroy())
+      if (raw === 'too-large') rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
+      else rpcError(res, 408, -32600, `Request body not received within ${bodyDeadlineMs} ms`, { connection: 'close' })
+      return undefined
+    }
+    try {
+      return { body: JSON.parse(raw) }
+    } catch {
+      rpcError(res, 400, -32700, 'Parse error: the body is not JSON')
+      return undefined
+    }
+  }
   const httpServer = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x')
@@ -164,7 +200,15 @@ export async function serveHttp(
           existing.open--
           existing.lastSeen = Date.now()
         })
-        await existing.transport.handleRequest(req, res)
+        if (req.method !== 'POST') return void (await existing.transport.handleRequest(req, res))
+        // Read within the same bounds as a new session's body, then handed to the SDK parsed.
+        const read = await boundedBody(req, res)
+        if (!read) return
+        if (sessions.get(sid as string) !== existing) {
+          rpcError(res, 404, -32001, 'Session not found')
+          return
+        }
+        await existing.transport.handleRequest(req, res, read.body)
         return
       }
       if (typeof sid === 'string') {
@@ -177,30 +221,9 @@ export async function serveHttp(
       // new one (Host, Accept and content checks passed): a rejected request ends nobody's session.
       let body: unknown
       if (req.method === 'POST') {
-        if (reading >= MAX_BODIES_READING) {
-          res.once('finish', () => req.destroy())
-          rpcError(res, 503, -32000, `Too many requests being read: at most ${MAX_BODIES_READING} new sessions' bodies at once`, { connection: 'close', 'retry-after': '5' })
-          return
-        }
-        reading++
-        let raw: string
-        try {
-          raw = await readBody(req, MAX_BODY_BYTES, BODY_DEADLINE_MS)
-        } finally {
-          reading--
-        }
-        if (raw === 'too-large' || raw === 'late') {
-          res.once('finish', () => req.destroy())
-          if (raw === 'too-large') rpcError(res, 413, -32600, `Request body over ${MAX_BODY_BYTES} bytes`, { connection: 'close' })
-          else rpcError(res, 408, -32600, `Request body not received within ${BODY_DEADLINE_MS} ms`, { connection: 'close' })
-          return
-        }
-        try {
-          body = JSON.parse(raw)
-        } catch {
-          rpcError(res, 400, -32700, 'Parse error: the body is not JSON')
-          return
-        }
+        const read = await boundedBody(req, res)
+        if (!read) return
+        body = read.body
       }
       const initializing = Array.isArray(body) ? body.some((m) => sdk.types.isInitializeRequest(m)) : sdk.types.isInitializeRequest(body)
       if (initializing && !hasRoom()) {
