@@ -787,4 +787,41 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
       await g.close()
     }
   })
+
+  /** `tool-index serve ARGS` until it exits (its code) or says it is listening (`'listening'`, then it is killed). */
+  const cliServe = async (args: string[]): Promise<{ code: number | null | 'listening'; err: string }> => {
+    const path = require('node:path') as typeof import('node:path')
+    const fs = require('node:fs') as typeof import('node:fs')
+    const os = require('node:os') as typeof import('node:os')
+    const { spawn } = require('node:child_process') as typeof import('node:child_process')
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-index-serve-'))
+    const file = path.join(dir, 'cfg.json')
+    fs.writeFileSync(file, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY] } } }))
+    const env = { ...process.env }
+    delete env.TOOL_INDEX_GATEWAY_TOKEN
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'cli.js'), 'serve', '--config', file, ...args], { stdio: ['pipe', 'ignore', 'pipe'], env })
+    let err = ''
+    try {
+      const code = await new Promise<number | null | 'listening'>((resolve) => {
+        child.stderr!.on('data', (d) => {
+          err += d
+          if (/listening on/.test(err)) resolve('listening')
+        })
+        child.once('exit', (c) => resolve(c))
+        setTimeout(() => resolve('listening'), 20_000).unref()
+      })
+      return { code, err }
+    } finally {
+      child.kill('SIGKILL')
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  test('serve --token "" is refused (exit code 2), not taken as no token', async () => {
+    const empty = await cliServe(['--http', '0', '--token', ''])
+    expect(empty.code).toBe(2)
+    expect(empty.err).toContain('--token must not be empty')
+    expect(empty.err).not.toContain('listening on')
+    expect((await cliServe(['--http', '0', '--token', '  '])).code).toBe(2)
+  }, 60_000)
 })

@@ -319,6 +319,8 @@ export async function runServe(argv: string[]): Promise<number> {
     return code
   }
   if (typeof values.config !== 'string') return fail('--config FILE is required')
+  // An empty token would turn authentication off without a word: refused rather than taken as unset.
+  if (typeof values.token === 'string' && values.token.trim() === '') return fail('--token must not be empty (leave --token out to serve without one)')
   const scoring = values.scoring ?? 'enhanced'
   if (scoring !== 'enhanced' && scoring !== 'compat') return fail('--scoring takes enhanced or compat')
   let port: number | undefined
