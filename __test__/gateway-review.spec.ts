@@ -824,4 +824,55 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
     expect(empty.err).not.toContain('listening on')
     expect((await cliServe(['--http', '0', '--token', '  '])).code).toBe(2)
   }, 60_000)
+
+  /** POST an initialize to 127.0.0.1 (or `addr`):`port` with this Host header; the status. */
+  const initWithHost = (port: number, hostHeader: string, addr = '127.0.0.1') =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: addr, port, path: '/mcp', method: 'POST', headers: { host: hostHeader, 'content-type': 'application/json', accept: ACCEPT, 'content-length': Buffer.byteLength(initBody) } },
+        (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        },
+      )
+      req.on('error', reject)
+      req.end(initBody)
+    })
+
+  test('every loopback bind checks the Host header; a wider bind without a token warns', async () => {
+    const serve = require('../dist/gateway/serve.js') as typeof import('../ts/gateway/serve')
+    for (const h of ['127.0.0.1', '127.0.0.2', '127.255.0.9', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:2']) expect([h, serve.isLoopbackHost(h)]).toEqual([h, true])
+    for (const h of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'example.com']) expect([h, serve.isLoopbackHost(h)]).toEqual([h, false])
+    const g = flakyGateway()
+    try {
+      // 127.0.0.2 is loopback too: an attacker's name in Host is refused, its own address taken.
+      let served = await gw.serveHttp(g, { port: 0, host: '127.0.0.2', log: quiet })
+      try {
+        expect(await initWithHost(served.port, `rebind.attacker.example:${served.port}`, '127.0.0.2')).toBe(403)
+        expect(await initWithHost(served.port, `127.0.0.2:${served.port}`, '127.0.0.2')).toBe(200)
+        expect(await initWithHost(served.port, `localhost:${served.port}`, '127.0.0.2')).toBe(200)
+      } finally {
+        await served.close()
+      }
+      // So is an IPv4-mapped 127.0.0.1 (where the system can bind it).
+      const mapped = await gw.serveHttp(g, { port: 0, host: '::ffff:127.0.0.1', log: quiet }).catch(() => undefined)
+      if (mapped) {
+        try {
+          expect(await initWithHost(mapped.port, `rebind.attacker.example:${mapped.port}`)).toBe(403)
+          expect(await initWithHost(mapped.port, `127.0.0.1:${mapped.port}`)).toBe(200)
+        } finally {
+          await mapped.close()
+        }
+      }
+      // A wider bind without a token says so at startup; with one it does not.
+      for (const token of [undefined, 'secret']) {
+        const lines: string[] = []
+        served = await gw.serveHttp(g, { port: 0, host: '0.0.0.0', token, log: gw.stderrLogger({ write: (l: string) => void lines.push(l) }) })
+        await served.close()
+        expect([token, lines.some((l) => /warn: 0\.0\.0\.0 is not a loopback address and no token is set/.test(l))]).toEqual([token, token === undefined])
+      }
+    } finally {
+      await g.close()
+    }
+  })
 })

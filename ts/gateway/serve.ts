@@ -4,6 +4,7 @@
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import * as http from 'node:http'
+import { isIPv4, isIPv6 } from 'node:net'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from './config'
 import { Gateway } from './gateway'
@@ -58,6 +59,40 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineMs: number):
     req.on('error', () => finish('gone'))
     req.on('close', () => finish(req.complete ? Buffer.concat(chunks).toString('utf8') : 'gone'))
   })
+}
+
+/** An IPv6 address in its canonical (WHATWG URL) form, in brackets; undefined when it is none. */
+function canonicalIPv6(h: string): string | undefined {
+  try {
+    return new URL(`http://[${h}]/`).hostname
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether a `--host` value binds loopback only: localhost, 127.0.0.0/8, ::1, or an IPv4-mapped
+ * 127.0.0.0/8 (::ffff:127.0.0.0/104), in any spelling.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  if (h === 'localhost' || h === 'localhost.') return true
+  if (isIPv4(h)) return h.startsWith('127.')
+  if (!isIPv6(h)) return false
+  const c = canonicalIPv6(h)
+  return c === '[::1]' || (c !== undefined && /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(c))
+}
+
+/** The Host headers a loopback-bound gateway accepts: its own address and the localhost forms, with the port. */
+function allowedHostsOf(host: string, port: number): string[] {
+  const h = host.trim().replace(/^\[(.*)\]$/, '$1')
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]'])
+  if (isIPv6(h)) {
+    names.add(`[${h}]`)
+    const c = canonicalIPv6(h)
+    if (c) names.add(c)
+  } else names.add(h)
+  return [...names].map((n) => `${n}:${port}`)
 }
 
 /** Answer an HTTP request with a JSON-RPC error (no request id: the request was not taken). */
@@ -144,7 +179,9 @@ export async function serveHttp(
     Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))),
   )
   sweep.unref()
-  const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1'
+  // Any loopback bind checks the Host header (DNS rebinding: a page whose name resolves to
+  // 127.0.0.1 must not reach the gateway); a wider bind cannot know its names, and warns without a token.
+  const loopback = isLoopbackHost(host)
   let port = opts.port
   /** POST bodies being read now (see MAX_BODIES_READING). */
   let reading = 0
@@ -240,7 +277,7 @@ export async function serveHttp(
       const transport = new sdk.StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: loopback,
-        allowedHosts: loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined,
+        allowedHosts: loopback ? allowedHostsOf(host, port) : undefined,
         onsessioninitialized: (id: string) => {
           release()
           sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() })
@@ -271,6 +308,14 @@ export async function serveHttp(
   const shown = host.includes(':') ? `[${host}]` : host
   const url = `http://${shown}:${port}/mcp`
   opts.log.log('info', 'listening', `listening on ${url}${opts.token ? ' (bearer token required)' : ''}`, { url, port })
+  if (!loopback && !opts.token) {
+    opts.log.log(
+      'warn',
+      'no_token',
+      `${host} is not a loopback address and no token is set: anyone who can reach ${url} can call every upstream server's tools (set --token or TOOL_INDEX_GATEWAY_TOKEN)`,
+      { url },
+    )
+  }
   return {
     gateway,
     url,
