@@ -875,4 +875,34 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
       await g.close()
     }
   })
+
+  test('close ends a half-sent request at once, and the upstreams then get their graceful close', async () => {
+    const path = require('node:path') as typeof import('node:path')
+    const fs = require('node:fs') as typeof import('node:fs')
+    const os = require('node:os') as typeof import('node:os')
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tool-index-stop-'))
+    const marker = path.join(dir, 'stdin-ended')
+    // The flaky server, noting when its stdin ends (the graceful close; a kill would not write it).
+    const g = flakyGateway(['-e', `process.stdin.on('end', () => require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'end')); import(${JSON.stringify(FLAKY)})`])
+    const served = await gw.serveHttp(g, { port: 0, log: quiet })
+    const halves: ReturnType<typeof halfSent>[] = []
+    try {
+      await g.start()
+      const sid = await openSession(served.url)
+      halves.push(halfSent(served.port), halfSent(served.port, { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' }))
+      await new Promise((r) => setTimeout(r, 200))
+      const t0 = Date.now()
+      const how = await Promise.race([served.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 4000))])
+      expect(how).toBe('closed')
+      expect(Date.now() - t0).toBeLessThan(4000)
+      expect(await Promise.all(halves.map((h) => h.status))).toEqual(['none', 'none'])
+      await g.close()
+      expect(fs.existsSync(marker)).toBe(true)
+    } finally {
+      for (const h of halves) h.socket.destroy()
+      await served.close()
+      await g.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 20_000)
 })

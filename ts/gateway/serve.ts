@@ -322,9 +322,12 @@ export async function serveHttp(
     port,
     close: async () => {
       clearInterval(sweep)
-      for (const { transport } of sessions.values()) await transport.close().catch(() => {})
-      await new Promise<void>((r) => httpServer.close(() => r()))
+      // Stop listening and end every connection at once (a half-sent request included: waiting
+      // on it held a stop until its body's deadline), then close the sessions.
+      const closed = new Promise<void>((r) => httpServer.close(() => r()))
       httpServer.closeAllConnections?.()
+      for (const { transport } of sessions.values()) await transport.close().catch(() => {})
+      await closed
     },
   }
 }
