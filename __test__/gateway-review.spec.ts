@@ -906,3 +906,60 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
     }
   }, 20_000)
 })
+
+describe('an HTTP status on one call', () => {
+  // An answer's text may quote the call's arguments; what every session's search shows as the
+  // server's error must not carry it, and one refused call must not take the server down.
+  const HTTP_ERROR = require('node:path').join(__dirname, 'fixtures', 'gateway', 'http-error-server.mjs') as string
+  const started = async (status: number) => {
+    const child = require('node:child_process').spawn('node', [HTTP_ERROR], { env: { ...process.env, HTTP_ERROR_STATUS: String(status) }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.once('data', (d: Buffer) => resolve(Number(/port (\d+)/.exec(String(d))?.[1])))
+      child.once('exit', () => reject(new Error('the fixture server exited')))
+    })
+    return { child, url: `http://127.0.0.1:${port}/mcp` }
+  }
+  test.each([400, 413, 500])('HTTP %d: that call fails as http_error, another session sees none of its arguments, and the server stays', async (status) => {
+    const { child, url } = await started(status)
+    const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
+    try {
+      await g.start()
+      const a = newSession()
+      const b = newSession()
+      const out = await g.execute('mcp__bank__lookup', { account: 'ALICE-SECRET-4111' }, a)
+      expect(out).toMatchObject({ isError: true, structuredContent: { failed: 'http_error', server: 'bank' } })
+      expect(JSON.stringify(out)).not.toContain('ALICE-SECRET-4111')
+      // The ping after the failure answers: the server stays listed for everyone.
+      await new Promise((r) => setTimeout(r, 200))
+      const seen = await g.search('look up an account', 5, b)
+      expect(JSON.stringify(seen)).not.toContain('ALICE-SECRET-4111')
+      expect(seen.unavailable_servers).toEqual([])
+      expect(seen.matches.map((m) => m.name)).toEqual(['mcp__bank__lookup'])
+    } finally {
+      await g.close()
+      child.kill('SIGKILL')
+    }
+  }, 30_000)
+})
+
+describe('a large answer from a stdio server', () => {
+  // The SDK closes a stdio connection whose message passes its buffer; the gateway's bound is
+  // the same 16 MiB as over HTTP (the SDK's own default was 10 MiB), and past it the server's
+  // error says why instead of "crashed?".
+  test('a 12 MiB answer comes through; an 18 MiB one closes the connection, and the error says so', async () => {
+    const g = gatewayOf({ mcpServers: { flaky: { command: 'node', args: [FLAKY] } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
+    try {
+      await g.start()
+      const s = newSession()
+      const six = 'x'.repeat(6 * 1024 * 1024)
+      const ok = await g.execute('mcp__flaky__echo', { text: six }, s)
+      expect((ok as { isError?: boolean }).isError).toBeFalsy()
+      expect((ok as { structuredContent?: { echoed?: string } }).structuredContent?.echoed?.length).toBe(six.length)
+      const big = await g.execute('mcp__flaky__echo', { text: 'y'.repeat(9 * 1024 * 1024) }, s)
+      expect(big).toMatchObject({ isError: true, structuredContent: { failed: 'connection_closed' } })
+      expect(JSON.stringify(big)).toContain('over 16 MiB')
+    } finally {
+      await g.close()
+    }
+  }, 60_000)
+})

@@ -48,7 +48,7 @@ export interface UpstreamEvents {
 }
 
 /** Why a call got no answer from its upstream: down before it, past its deadline, or the connection closed during it. */
-export type UpstreamFailure = 'unavailable' | 'timeout' | 'connection_closed'
+export type UpstreamFailure = 'unavailable' | 'timeout' | 'connection_closed' | 'http_error'
 
 /** Why a request to an upstream failed without an answer from it. */
 export class UpstreamUnavailableError extends Error {
@@ -99,6 +99,17 @@ function toolProblem(tool: UpstreamTool): string | undefined {
     return `not serializable (${(e as Error)?.message ?? e})`
   }
   return undefined
+}
+
+/**
+ * How a request over HTTP failed: the HTTP status an answer carried (a positive `code`), `'no
+ * answer'` (no code at all: the fetch itself failed), or undefined for a JSON-RPC error (a
+ * negative code), which is the upstream's own answer.
+ */
+function httpStatusOf(err: { code?: unknown } | undefined): number | 'no answer' | undefined {
+  const code = err?.code
+  if (typeof code !== 'number') return 'no answer'
+  return code > 0 ? code : undefined
 }
 
 /** Receives an upstream's `notifications/message` params. */
@@ -200,6 +211,9 @@ export class Upstream {
         env: { ...sdk.getDefaultEnvironment(), ...(c.env ?? {}), [RUN_MARKER_VAR]: marker },
         cwd: c.cwd,
         stderr: 'pipe',
+        // The same bound on one message as over HTTP (the SDK's default is 10 MiB). Past it the
+        // SDK closes the connection, so the server goes down: said so, not taken for a crash.
+        maxBufferSize: MAX_ANSWER_BYTES,
       })
       this.markers.set(transport, marker)
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -214,8 +228,10 @@ export class Upstream {
       transport = c.transport === 'sse' ? new sdk.SSEClientTransport(new URL(c.url!), init) : new sdk.StreamableHTTPClientTransport(new URL(c.url!), init)
     }
     const client = new sdk.Client({ name: 'tool-index-gateway', version: VERSION }, { capabilities: {} })
+    let overflow = false
     client.onerror = (e: Error) => {
       this.log.log('debug', 'upstream_error', `transport error: ${e?.message ?? e}`, { server: this.name })
+      if (/ReadBuffer exceeded maximum size/.test(String(e?.message))) overflow = true
       // Over HTTP a stream that broke, or ended before its answers, leaves its requests waiting
       // for their deadlines: a ping tells a server that is gone (it then goes down, and those
       // requests fail as connection_closed) from one that only dropped a stream.
@@ -238,7 +254,7 @@ export class Upstream {
       await withDeadline(connecting, this.settings.connectTimeoutMs, `did not initialize within ${this.settings.connectTimeoutMs} ms`)
       if (gen !== this.generation) return
       // Set after connect: a failed connect closes the transport, and its own error is the better message.
-      client.onclose = () => this.down(gen, 'the connection closed')
+      client.onclose = () => this.down(gen, overflow ? `it sent a message over ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (the gateway's limit), so the connection was closed` : 'the connection closed')
       // The first tools/list is part of starting: it gets what is left of the connect deadline.
       const left = Math.max(1, this.settings.connectTimeoutMs - (Date.now() - t0))
       const listed = await withDeadline(this.listAll(client), left, `did not list its tools within ${this.settings.connectTimeoutMs} ms of starting`)
@@ -501,12 +517,22 @@ export class Upstream {
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
       }
       // Over HTTP a dead or restarted upstream never closes the connection: its requests fail
-      // with no JSON-RPC code (the fetch failed) or with an HTTP status (404: the session is
-      // gone). Either takes it down, to reconnect with a new session.
-      const httpFailure = this.config.transport !== 'stdio' && !(typeof err?.code === 'number' && err.code < 0)
-      if (gen !== this.generation || httpFailure) {
-        this.down(gen, httpFailure ? `tools/call "${name}" failed over HTTP: ${err?.message ?? e}` : `the connection closed during tools/call "${name}"`)
-        throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (crashed?); its tools are dropped until it reconnects`, 'connection_closed')
+      // with no JSON-RPC code (the fetch failed) or with 404 (the session is gone). Either takes
+      // it down, to reconnect with a new session. Another HTTP status (400, 413, 429, 500...)
+      // fails this call only, and a ping tells whether the server is still there. What is kept
+      // as the server's error, which every session's search shows, names no more than the
+      // status: the answer's text may quote this call's arguments.
+      const http = this.config.transport !== 'stdio' ? httpStatusOf(err) : undefined
+      if (http !== undefined) {
+        this.log.log('debug', 'upstream_http_error', `tools/call "${name}" failed over HTTP: ${err?.message ?? e}`, { server: this.name })
+      }
+      if (gen !== this.generation || http === 'no answer' || http === 404) {
+        this.down(gen, http === undefined ? `the connection closed during tools/call "${name}"` : `tools/call "${name}" failed over HTTP (${http === 'no answer' ? 'no answer' : `status ${http}`})`)
+        throw new UpstreamUnavailableError(`server "${this.name}" closed the connection during the call (${this.lastError ?? 'crashed?'}); its tools are dropped until it reconnects`, 'connection_closed')
+      }
+      if (typeof http === 'number') {
+        void this.checkAlive(gen, `HTTP ${http} on a call`)
+        throw new UpstreamUnavailableError(`server "${this.name}" answered tools/call "${name}" with HTTP status ${http}`, 'http_error')
       }
       throw e
     } finally {
