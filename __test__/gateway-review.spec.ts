@@ -823,6 +823,10 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
     expect(empty.err).toContain('--token must not be empty')
     expect(empty.err).not.toContain('listening on')
     expect((await cliServe(['--http', '0', '--token', '  '])).code).toBe(2)
+    // A token with spaces at its ends could never match the trimmed header.
+    const padded = await cliServe(['--http', '0', '--token', ' secret '])
+    expect(padded.code).toBe(2)
+    expect(padded.err).toContain('--token must not start or end with whitespace')
   }, 60_000)
 
   /** POST an initialize to 127.0.0.1 (or `addr`):`port` with this Host header; the status. */

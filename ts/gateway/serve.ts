@@ -17,7 +17,7 @@ export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] 
   --config FILE   an mcpServers config (Claude Desktop / Cursor format)
   --http PORT     serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 = any free port)
   --host HOST     the address to bind with --http (default 127.0.0.1)
-  --token TOKEN   require "Authorization: Bearer TOKEN" (default: env TOOL_INDEX_GATEWAY_TOKEN)
+  --token TOKEN   require "Authorization: Bearer TOKEN" (default: env TOOL_INDEX_GATEWAY_TOKEN); not empty
   --max-sessions N  with --http, at most N sessions at once (default 1000; the one idle the longest makes room)
   --scoring MODE  enhanced (default) or compat
   --json-logs     log one JSON object a line on stderr
@@ -369,6 +369,8 @@ export async function runServe(argv: string[]): Promise<number> {
   if (typeof values.config !== 'string') return fail('--config FILE is required')
   // An empty token would turn authentication off without a word: refused rather than taken as unset.
   if (typeof values.token === 'string' && values.token.trim() === '') return fail('--token must not be empty (leave --token out to serve without one)')
+  // The Authorization header is read trimmed, so a token with spaces at its ends could never match.
+  if (typeof values.token === 'string' && values.token !== values.token.trim()) return fail('--token must not start or end with whitespace')
   const scoring = values.scoring ?? 'enhanced'
   if (scoring !== 'enhanced' && scoring !== 'compat') return fail('--scoring takes enhanced or compat')
   let port: number | undefined
