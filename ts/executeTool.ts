@@ -318,45 +318,36 @@ export async function executeTool(
     return refuse(target, 'disabled', `Tool "${target}" is disabled and cannot be executed.`)
   }
 
-  // 4. input: schema, then the tool's own check
+  // 4. input: schema, then the tool's own check. The same two checks run again on an input a
+  // permission decision puts in place, as if the model had sent it (a path check the model's
+  // input passed says nothing of the path that replaced it).
+  const checkedInput = async (input: unknown): Promise<Checked> => {
+    let checked: Checked
+    try {
+      checked = await within(checkInput(tool, input), 'check')
+    } catch (e) {
+      return { ok: false, message: `its input check did not finish: ${describeError(e)}` }
+    }
+    if (!checked.ok) return checked
+    let own: Awaited<ReturnType<typeof toolAcceptsInput>>
+    try {
+      own = await within(toolAcceptsInput(tool, checked.value, context), 'check')
+    } catch (e) {
+      own = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
+    }
+    return own ? { ok: false, message: own.message } : checked
+  }
   const given = paramsRead.value === undefined || paramsRead.value === null ? {} : paramsRead.value
-  let checked: Checked
-  try {
-    checked = await within(checkInput(tool, given), 'check')
-  } catch (e) {
-    checked = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
-  }
+  const checked = await checkedInput(given)
   if (!checked.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}": ${checked.message}`)
-  let own: Awaited<ReturnType<typeof toolAcceptsInput>>
-  try {
-    own = await within(toolAcceptsInput(tool, checked.value, context), 'check')
-  } catch (e) {
-    own = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
-  }
-  if (own) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}": ${own.message}`)
 
   // 5. permission
   const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage, within)
   if (permission.stopped) return refuse(target, 'denied', `Permission denied for tool "${target}": ${permission.message}`)
   let callInput = checked.value
   if (permission.updated) {
-    // A replaced input is checked again, as if the model had sent it.
-    let again: Checked
-    try {
-      again = await within(checkInput(tool, permission.input), 'check')
-    } catch (e) {
-      again = { ok: false, message: `its input check did not finish: ${describeError(e)}` }
-    }
+    const again = await checkedInput(permission.input)
     if (!again.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${again.message}`)
-    // ...the tool's own validateInput included (a path check the model's input passed says
-    // nothing of the path that replaced it).
-    let ownAgain: Awaited<ReturnType<typeof toolAcceptsInput>>
-    try {
-      ownAgain = await within(toolAcceptsInput(tool, again.value, context), 'check')
-    } catch (e) {
-      ownAgain = { stopped: true, message: `its validateInput did not finish: ${describeError(e)}` }
-    }
-    if (ownAgain) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${ownAgain.message}`)
     callInput = again.value
   }
 
