@@ -141,6 +141,27 @@ describe('toolSearch: concurrent calls over different tool lists', () => {
     expect(again.matches).toEqual(['mcp__b__files'])
     clearToolSearchCache()
   })
+
+  test('the same tools in another order: guidance describes the tool it names [regression: positions memoized for the first order]', async () => {
+    const schema = { type: 'object', properties: { file_path: { type: 'string' } } }
+    const read: ToolLike = { name: 'Read', prompt: async () => 'Read a file from the local filesystem', inputJSONSchema: schema }
+    const write: ToolLike = { name: 'Write', prompt: async () => 'Write a file to the local filesystem', inputJSONSchema: schema }
+    const notes: ToolLike = { name: 'mcp__s__notes', prompt: async () => 'Take notes', isMcp: true }
+    const cache = new ToolIndexCache()
+    const ctx = (tools: ToolLike[], c = cache) => ({ tools, searchLoaded: true, cache: c, coreTools: ['Read', 'Write'] })
+    const input = { query: 'select:Read' }
+    const first = await toolSearch(input, ctx([read, write, notes]))
+    const reordered = await toolSearch(input, ctx([write, read, notes]))
+    const fresh = await toolSearch(input, ctx([write, read, notes], new ToolIndexCache()))
+    expect(String(first.core_tool_guidance)).toContain('Read a file')
+    expect(String(reordered.core_tool_guidance)).toContain('Read a file')
+    expect(String(reordered.core_tool_guidance)).not.toContain('Write a file')
+    expect(reordered).toEqual(fresh)
+    // Back to the first order, while a call over the second is still to come: each its own.
+    const [back, second] = await Promise.all([toolSearch(input, ctx([read, write, notes])), toolSearch(input, ctx([write, read, notes]))])
+    expect(back).toEqual(first)
+    expect(second).toEqual(fresh)
+  })
 })
 
 describe('searchTools over a plain array', () => {

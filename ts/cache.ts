@@ -20,7 +20,11 @@ interface CacheLine {
   count: number
   optionsKey: string
   pending: Promise<ToolIndex>
-  /** Values derived from this line's tool list (see `ToolIndexCache.memoOfCurrent`). */
+  /**
+   * Values derived from this line's tool list in its current order (see
+   * `ToolIndexCache.memoOfCurrent`): a new map when the same names come in another order, since
+   * derived values hold positions in the list.
+   */
   memo: Map<string, unknown>
   /** The index, once built (a disposed one is not handed out again). */
   index?: ToolIndex
@@ -46,6 +50,7 @@ export class ToolIndexCache {
     const names = toolNames(tools)
     if (cur && cur.optionsKey === optionsKey && sameNames(cur, names)) {
       cur.ordered = names
+      cur.memo = new Map()
       return cur.pending
     }
     // Only a built index is updated for the new list: a build still waiting on its tools'
@@ -94,11 +99,13 @@ export class ToolIndexCache {
    * caller values derived from another list.
    */
   memoOfCurrent(): LineMemo {
-    const line = this.#line
+    // The map of the list as it is now: a later call with the same names in another order
+    // gets a map of its own, and this caller keeps this one.
+    const memo = this.#line?.memo
     return <T>(key: string, compute: () => T): T => {
-      if (!line) return compute()
-      if (!line.memo.has(key)) line.memo.set(key, compute())
-      return line.memo.get(key) as T
+      if (!memo) return compute()
+      if (!memo.has(key)) memo.set(key, compute())
+      return memo.get(key) as T
     }
   }
 
