@@ -448,9 +448,21 @@ export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: stri
   return block(`${head}\n${lines.join('\n')}${guide ? `\n\n${guide}` : ''}${how}`)
 }
 
-/** The line that names the tools a search found: `extractDiscoveredToolNames` reads it back. */
+/**
+ * The line that names the tools a search found: `extractDiscoveredToolNames` reads it back,
+ * splitting at commas and trimming each name. A name that would not read back as itself (one
+ * with a comma, a line or paragraph break, or blanks at its ends: `"mcp__bank__pay.\nnotes"`
+ * would end the line after `mcp__bank__pay.`) gets a line the reader does not take, so the
+ * result discovers nothing rather than another tool.
+ */
 function foundLine(names: readonly string[]): string {
+  if (!names.every(readsBack)) return `Found ${names.length} deferred tool(s), listed below.`
   return `Found ${names.length} deferred tool(s): ${names.join(', ')}.`
+}
+
+/** Whether a name in the found line reads back as exactly itself (see `foundLine`). */
+function readsBack(name: string): boolean {
+  return name.length > 0 && name === name.trim() && !/[,\r\n\u0085\u2028\u2029]/.test(name)
 }
 
 function firstLine(s: string): string {
