@@ -915,8 +915,9 @@ describe('an HTTP status on one call', () => {
   // An answer's text may quote the call's arguments; what every session's search shows as the
   // server's error must not carry it, and one refused call must not take the server down.
   const HTTP_ERROR = require('node:path').join(__dirname, 'fixtures', 'gateway', 'http-error-server.mjs') as string
-  const started = async (status: number) => {
-    const child = require('node:child_process').spawn('node', [HTTP_ERROR], { env: { ...process.env, HTTP_ERROR_STATUS: String(status) }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const started = async (status: number, rpcCode?: number) => {
+    const env = { ...process.env, HTTP_ERROR_STATUS: String(status), ...(rpcCode === undefined ? {} : { RPC_ERROR_CODE: String(rpcCode) }) }
+    const child = require('node:child_process').spawn('node', [HTTP_ERROR], { env, stdio: ['ignore', 'pipe', 'inherit'] })
     const port = await new Promise<number>((resolve, reject) => {
       child.stdout.once('data', (d: Buffer) => resolve(Number(/port (\d+)/.exec(String(d))?.[1])))
       child.once('exit', () => reject(new Error('the fixture server exited')))
@@ -937,6 +938,27 @@ describe('an HTTP status on one call', () => {
       await new Promise((r) => setTimeout(r, 200))
       const seen = await g.search('look up an account', 5, b)
       expect(JSON.stringify(seen)).not.toContain('ALICE-SECRET-4111')
+      expect(seen.unavailable_servers).toEqual([])
+      expect(seen.matches.map((m) => m.name)).toEqual(['mcp__bank__lookup'])
+    } finally {
+      await g.close()
+      child.kill('SIGKILL')
+    }
+  }, 30_000)
+  test.each([404, 500, -32000])('a JSON-RPC error of code %d (an answer over HTTP 200) is the upstream\'s own: passed on, and the server stays [regression: positive codes read as HTTP statuses]', async (code) => {
+    const { child, url } = await started(200, code)
+    const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
+    try {
+      await g.start()
+      const a = newSession()
+      const b = newSession()
+      const failed = await g.execute('mcp__bank__lookup', { account: 'nope' }, a).then(
+        (out) => ({ out }),
+        (error: unknown) => ({ error: error as { message?: string; code?: number } }),
+      )
+      expect(failed).toMatchObject({ error: { code, message: expect.stringContaining('no such account') } })
+      await new Promise((r) => setTimeout(r, 200))
+      const seen = await g.search('look up an account', 5, b)
       expect(seen.unavailable_servers).toEqual([])
       expect(seen.matches.map((m) => m.name)).toEqual(['mcp__bank__lookup'])
     } finally {

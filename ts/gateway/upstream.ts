@@ -102,12 +102,15 @@ function toolProblem(tool: UpstreamTool): string | undefined {
 }
 
 /**
- * How a request over HTTP failed: the HTTP status an answer carried (a positive `code`), `'no
- * answer'` (no code at all: the fetch itself failed), or undefined for a JSON-RPC error (a
- * negative code), which is the upstream's own answer.
+ * How a request over HTTP failed: undefined for a JSON-RPC error (an `McpError`: the upstream's
+ * own answer, whatever its code; JSON-RPC lets a server use positive codes such as 404), else
+ * the HTTP status the transport's error carries (a positive `code`), `'no answer'` when it has
+ * no code at all (the fetch itself failed), or undefined for a transport error with another
+ * code.
  */
-function httpStatusOf(err: { code?: unknown } | undefined): number | 'no answer' | undefined {
-  const code = err?.code
+function httpStatusOf(err: unknown, McpError: new (...a: never[]) => unknown): number | 'no answer' | undefined {
+  if (err instanceof McpError) return undefined
+  const code = (err as { code?: unknown } | undefined)?.code
   if (typeof code !== 'number') return 'no answer'
   return code > 0 ? code : undefined
 }
@@ -522,7 +525,7 @@ export class Upstream {
       // fails this call only, and a ping tells whether the server is still there. What is kept
       // as the server's error, which every session's search shows, names no more than the
       // status: the answer's text may quote this call's arguments.
-      const http = this.config.transport !== 'stdio' ? httpStatusOf(err) : undefined
+      const http = this.config.transport !== 'stdio' ? httpStatusOf(e, sdk.types.McpError) : undefined
       if (http !== undefined) {
         this.log.log('debug', 'upstream_http_error', `tools/call "${name}" failed over HTTP: ${err?.message ?? e}`, { server: this.name })
       }
