@@ -131,6 +131,48 @@ describe('permission checks', () => {
     expect(t.call.mock.calls[0][0]).toEqual({ title: 'ok: second' })
   })
 
+  test.each([
+    ['canUseTool, handing the object back as updatedInput', 'prompt', true],
+    ['canUseTool, without updatedInput', 'prompt', false],
+    ['checkPermissions, handing the object back as updatedInput', 'check', true],
+    ['a nested value, by canUseTool', 'nested', false],
+  ] as const)('an input edited in place by %s is checked again [regression: the edited object counted as validated]', async (_what, how, handBack) => {
+    const validateInput = async (input: { title: string }) => (input.title.startsWith('ok:') ? { result: true } : { result: false, message: 'not an ok title' })
+    const edit = (input: { title: string; tags?: string[] }) => {
+      if (how === 'nested') input.tags![0] = 'x'.repeat(300)
+      else input.title = 'bad'
+      return handBack ? { behavior: 'allow', updatedInput: input } : { behavior: 'allow' }
+    }
+    const schema = { ...SCHEMA, properties: { ...SCHEMA.properties, tags: { type: 'array', items: { type: 'string', maxLength: 20 } } } }
+    const t = target(`mcp__x__${how}`, {
+      validateInput,
+      inputJSONSchema: schema,
+      checkPermissions: async (input: { title: string }) => (how === 'check' ? edit(input) : { behavior: 'ask' }),
+    })
+    const canUseTool = mock(async (_tool: unknown, input: { title: string }) => edit(input))
+    const out = await refused(executeTool({ tool_name: t.name, params: { title: 'ok: first', tags: ['a'] } }, ctx(t), canUseTool), 'invalid_params', t)
+    expect(out.message).toContain('after the permission decision')
+  })
+
+  test('an input the hooks leave as it was runs once, checked once; an edit the checks accept runs', async () => {
+    let checks = 0
+    const validateInput = async (input: { title: string }) => {
+      checks++
+      return input.title.startsWith('ok:') ? { result: true } : { result: false, message: 'not an ok title' }
+    }
+    const t = target('mcp__x__same', { validateInput, checkPermissions: async () => ({ behavior: 'ask' }) })
+    const same = await executeTool({ tool_name: t.name, params: { title: 'ok: first' } }, ctx(t), async (_t: unknown, input: unknown) => ({ behavior: 'allow', updatedInput: input }))
+    expect(same.refused).toBeUndefined()
+    expect(checks).toBe(1)
+    const edited = await executeTool({ tool_name: t.name, params: { title: 'ok: first' } }, ctx(t), async (_t: unknown, input: { title: string }) => {
+      input.title = 'ok: edited'
+      return { behavior: 'allow' }
+    })
+    expect(edited.refused).toBeUndefined()
+    expect(checks).toBe(3)
+    expect(t.call.mock.calls[1][0]).toEqual({ title: 'ok: edited' })
+  })
+
   // Regression (found by this suite, fixed in 50e7b00 / b72ea0a; ts/executeTool.ts, permission step): only an explicit `{ behavior: 'deny' }` blocks.
   // After `ask`/`passthrough`, a canUseTool that resolves to undefined, a bare string 'deny',
   // `{}` or an unknown behavior lets the call run (fail-open). Expected: anything but an

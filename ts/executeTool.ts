@@ -341,12 +341,16 @@ export async function executeTool(
   const checked = await checkedInput(given)
   if (!checked.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}": ${checked.message}`)
 
-  // 5. permission
+  // 5. permission. The hooks are handed the checked input itself; one that edits it in place
+  // (with or without handing it back as `updatedInput`) has put a new input in place, which is
+  // checked again like any other.
+  const before = leavesOf(checked.value)
   const permission = await decidePermission(tool, checked.value, context, canUseTool, parentMessage, within)
   if (permission.stopped) return refuse(target, 'denied', `Permission denied for tool "${target}": ${permission.message}`)
   let callInput = checked.value
-  if (permission.updated) {
-    const again = await checkedInput(permission.input)
+  const edited = !permission.updated && !sameLeaves(before, leavesOf(checked.value))
+  if (permission.updated || edited) {
+    const again = await checkedInput(permission.updated ? permission.input : checked.value)
     if (!again.ok) return refuse(target, 'invalid_params', `Invalid parameters for tool "${target}" after the permission decision: ${again.message}`)
     callInput = again.value
   }
@@ -369,6 +373,48 @@ export async function executeTool(
   // 7. call
   const result = await (call.value as (...a: unknown[]) => unknown).call(tool, callInput, context, canUseTool, parentMessage, onProgress)
   return { tool_name: target, result }
+}
+
+/** The most leaves `leavesOf` records; past them an input counts as changed by the permission hooks. */
+const MAX_LEAVES = 100_000
+
+/**
+ * What an input holds, to tell whether a permission hook changed it in place: every own
+ * enumerable property reachable from it, as key and value (a primitive, or an object by
+ * identity), with each object's key count and a date's time. Undefined when it holds more than
+ * `MAX_LEAVES` or a property cannot be read (a throwing getter): then it counts as changed.
+ * Contents kept in internal slots (a Map's entries, a URL's parts) are not looked at.
+ */
+function leavesOf(value: unknown): unknown[] | undefined {
+  const out: unknown[] = []
+  const seen = new Set<object>()
+  const stack: unknown[] = [value]
+  try {
+    while (stack.length > 0) {
+      const v = stack.pop()
+      out.push(v)
+      if (out.length > MAX_LEAVES) return undefined
+      if (v === null || (typeof v !== 'object' && typeof v !== 'function') || seen.has(v)) continue
+      seen.add(v)
+      if (v instanceof Date) out.push(v.getTime())
+      const keys = Object.keys(v)
+      out.push(keys.length)
+      for (const k of keys) {
+        out.push(k)
+        stack.push((v as Record<string, unknown>)[k])
+      }
+    }
+  } catch {
+    return undefined
+  }
+  return out
+}
+
+/** Whether two `leavesOf` records are the same (an unreadable one never is). */
+function sameLeaves(a: unknown[] | undefined, b: unknown[] | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false
+  return true
 }
 
 /** A separate index line over all tools (core included), so suggestions do not evict ToolSearch's. */

@@ -130,7 +130,8 @@ export async function decidePermission(
     return { stopped: true, message: why ?? 'denied' }
   }
   // The very value handed to the check is the validated input (a zod transform's output need not
-  // parse again); any other value is validated again by the caller.
+  // parse again) unless a hook edited it in place, which the caller tells and checks again; any
+  // other value is validated again by the caller.
   if (decision.hasUpdatedInput && decision.updatedInput !== current && decision.updatedInput !== input) {
     current = decision.updatedInput
     updated = true
