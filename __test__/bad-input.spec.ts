@@ -551,6 +551,23 @@ add('buildToolIndex', [
     regression: 'build options and a tool\'s prompt were read through Object.prototype (E_INVALID_SCORING from a polluted `scoring`; every tool without its own prompt got the polluted one)',
   },
   {
+    name: 'Object.prototype.scoring / tuning polluted, ToolIndex.fromEntries without options',
+    run: () => {
+      const proto = Object.prototype as any
+      proto.scoring = 'enhanced'
+      proto.tuning = { k1: 'x' }
+      try {
+        return ToolIndex.fromEntries([{ name: 'bare', description: 'own words' }])
+      } finally {
+        delete proto.scoring
+        delete proto.tuning
+      }
+    },
+    clamp: 'the options left out are the defaults',
+    check: (v) => expect(v.scoring).toBe('compat'),
+    regression: 'ts/toolIndex.ts fromEntries read a missing options object as a plain {}, so `scoring` came from Object.prototype',
+  },
+  {
     // The list is copied once by index (no array method is called on it): the trap is on an element.
     name: 'tools array whose element getter throws (Proxy)',
     run: () => buildToolIndex(any(new Proxy([tool('a')], { get: (t, k) => { if (k === '0') throw new Error('trap'); return (t as any)[k] } }))),

@@ -265,6 +265,25 @@ describe('fallback embedder: hostile objects when the index is created', () => {
     }
   })
 
+  test('fusion options left out are not read through a polluted Object.prototype [regression: the default was a plain {}]', async () => {
+    const main = host('main', ['en'], enVec)
+    const idx = SemanticToolIndex.create(catalog('c7'), { embedder: main.embedder })
+    await idx.ready
+    const clean = await idx.searchFused(EN_REQUEST, 3)
+    const proto = Object.prototype as Record<string, unknown>
+    proto.method = 'bogus'
+    proto.lexicalWeight = 0
+    proto.candidates = 0
+    try {
+      expect(await idx.searchFused(EN_REQUEST, 3)).toEqual(clean)
+    } finally {
+      delete proto.method
+      delete proto.lexicalWeight
+      delete proto.candidates
+    }
+    expect(clean[0]).toMatchObject({ name: 'c7_weather' })
+  })
+
   test('the fallback is read once: embed and languages each looked at once, embed called on the object', async () => {
     let embedReads = 0
     let languageReads = 0

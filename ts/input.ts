@@ -148,6 +148,11 @@ export function copyToolArray<T = unknown>(v: unknown, what: string): T[] {
  * reads (never through the shared prototypes, so a polluted `Object.prototype.scoring` is not an
  * option), into a plain object: a throwing getter or trap is `E_INVALID_ARG` naming the field.
  */
+/** The options of a call that gave none: no fields, and no prototype to read a missing one through. */
+export function noOptions<T extends object>(): Partial<T> {
+  return Object.create(null) as Partial<T>
+}
+
 export function readOptionFields<T extends object>(obj: object, keys: readonly (keyof T & string)[], what: string): Partial<T> {
   // Every field is an own key of the snapshot, `undefined` when absent: a later read of it never
   // falls through to a polluted prototype.

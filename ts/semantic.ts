@@ -9,7 +9,7 @@
 import { EncoderError, type Embedder } from './encoder'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { checkLength, checkScoring, copyToolArray, readOptionFields, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, copyToolArray, noOptions, readOptionFields, readingInput, stringList, typeName } from './input'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
 import { VectorChannel, type ChannelItem } from './vectorChannel'
@@ -293,8 +293,8 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 function readFusion(base: FusionOptions | undefined, given: unknown): Required<FusionOptions> & { wait: boolean } {
   if (given !== undefined && (given === null || typeof given !== 'object')) throw invalidArg(`options must be an object, got ${typeName(given)}`)
   const keys = ['method', 'lexicalWeight', 'candidates', 'rrfK', 'lexicalNorm', 'perClause', 'abstain', 'unreadable'] as const
-  const a = base ? readOptionFields<FusionOptions>(base, keys, 'fusion') : {}
-  const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, [...keys, 'wait'], 'options') : {}
+  const a = base ? readOptionFields<FusionOptions>(base, keys, 'fusion') : noOptions<FusionOptions>()
+  const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, [...keys, 'wait'], 'options') : noOptions<FusionOptions & { wait?: boolean }>()
   const o = { ...FUSION_DEFAULTS } as Required<FusionOptions> & { wait: boolean }
   for (const k of keys) {
     const v = b[k] !== undefined ? b[k] : a[k]

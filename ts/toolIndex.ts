@@ -7,7 +7,7 @@
 import { binding, type NativeToolEntry, type NativeToolIndex } from './native'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { DEFAULT_LIMIT, LIMITS, displayMinScore, tuningOf } from './config'
-import { checkCallback, checkLength, checkToolArray, copyToolArray, checkScoring, readOptionFields, readToolField as readField, readTuning, readingInput, stringList, typeName } from './input'
+import { checkCallback, checkLength, checkToolArray, copyToolArray, checkScoring, noOptions, readOptionFields, readToolField as readField, readTuning, readingInput, stringList, typeName } from './input'
 import { schemaText } from './schema'
 import type { BuildOptions, Scoring, Tuning, ToolEntryInput, ToolIndexEntry, ToolSearchResult } from './types'
 
@@ -127,7 +127,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
       if (options !== undefined && options !== null && typeof options !== 'object') {
         throw invalidArg(`options must be an object, got ${typeName(options)}`)
       }
-      const o = options ? readOptionFields<BuildOptions>(options, ['scoring', 'tuning'], 'options') : {}
+      const o = options ? readOptionFields<BuildOptions>(options, ['scoring', 'tuning'], 'options') : noOptions<BuildOptions>()
       const tuning = o.tuning === undefined || o.tuning === null ? undefined : readTuning(o.tuning, 'options.tuning')
       return { scoring: checkScoring(o.scoring), tuning, stored: list.map(checkEntry) }
     })
