@@ -166,7 +166,10 @@ export interface IndexOptions {
    * name matching, see the README); any other string throws `E_INVALID_SCORING`.
    */
   scoring?: Scoring
-  /** Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`). */
+  /**
+   * Display threshold for `search` (default 0.10). The native class reads no environment
+   * variable: the package's `ToolIndex` applies `TOOL_SEARCH_DISPLAY_MIN_SCORE` itself.
+   */
   minScore?: number
   /** Tokenize on worker threads from this many tools up (default 512). */
   parallelThreshold?: number
@@ -232,9 +235,15 @@ export interface RankedResult {
 
 /** Options of `toolSearchRank`. */
 export interface RankOptions {
-  /** Weight of the keyword half (default 0.4, `TOOL_SEARCH_WEIGHT_KEYWORD`). */
+  /**
+   * Weight of the keyword half (default 0.4; `toolSearch` passes `TOOL_SEARCH_WEIGHT_KEYWORD`,
+   * the native class reads no environment variable).
+   */
   keywordWeight?: number
-  /** Weight of the TF-IDF half (default 0.6, `TOOL_SEARCH_WEIGHT_TFIDF`). */
+  /**
+   * Weight of the TF-IDF half (default 0.6; `toolSearch` passes `TOOL_SEARCH_WEIGHT_TFIDF`,
+   * the native class reads no environment variable).
+   */
   tfidfWeight?: number
   /** Display threshold of the TF-IDF half (default: the index's). */
   minScore?: number

@@ -60,7 +60,8 @@ pub struct IndexOptions {
     /// name matching, see the README); any other string throws `E_INVALID_SCORING`.
     #[napi(ts_type = "Scoring")]
     pub scoring: Option<ScoringOption>,
-    /// Display threshold for `search` (default 0.10, `TOOL_SEARCH_DISPLAY_MIN_SCORE`).
+    /// Display threshold for `search` (default 0.10). The native class reads no environment
+    /// variable: the package's `ToolIndex` applies `TOOL_SEARCH_DISPLAY_MIN_SCORE` itself.
     pub min_score: Option<f64>,
     /// Tokenize on worker threads from this many tools up (default 512).
     pub parallel_threshold: Option<u32>,
@@ -146,9 +147,11 @@ impl TryFrom<IndexOptions> for engine::EngineOptions {
 /// Options of `toolSearchRank`.
 #[napi(object, object_to_js = false)]
 pub struct RankOptions {
-    /// Weight of the keyword half (default 0.4, `TOOL_SEARCH_WEIGHT_KEYWORD`).
+    /// Weight of the keyword half (default 0.4; `toolSearch` passes `TOOL_SEARCH_WEIGHT_KEYWORD`,
+    /// the native class reads no environment variable).
     pub keyword_weight: Option<f64>,
-    /// Weight of the TF-IDF half (default 0.6, `TOOL_SEARCH_WEIGHT_TFIDF`).
+    /// Weight of the TF-IDF half (default 0.6; `toolSearch` passes `TOOL_SEARCH_WEIGHT_TFIDF`,
+    /// the native class reads no environment variable).
     pub tfidf_weight: Option<f64>,
     /// Display threshold of the TF-IDF half (default: the index's).
     pub min_score: Option<f64>,

@@ -392,8 +392,8 @@ export interface FormatOptions {
  * Render a ToolSearch output for the model: `tool_reference` blocks where the provider
  * supports them, else text. The text's first line is `Found N deferred tool(s): A, B.`, the line
  * `extractDiscoveredToolNames` reads back from the conversation; then one line a match (with
- * description and schema when `tools` is given; core tools marked as already loaded), and how
- * to call the execute tool.
+ * the schema and, when it is a string, the description, when `tools` is given; core tools marked
+ * as already loaded), and how to call the execute tool.
  */
 export function formatToolSearchResult(output: ToolSearchOutput, toolUseId: string, options: FormatOptions): ToolResultBlock {
   if (output === null || typeof output !== 'object' || !Array.isArray(output.matches)) {
