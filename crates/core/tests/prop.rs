@@ -419,6 +419,11 @@ proptest! {
             for h in &b {
                 prop_assert!(h.score.is_finite() && h.score >= 0.0 && h.score < 4.0, "enhanced score {}", h.score);
                 prop_assert!(h.score >= min);
+                // `explain` gives each result the score `search` gave it, multi-step requests
+                // (clause coverage) included.
+                let name = enhanced.name(h.slot).unwrap();
+                let e = enhanced.explain(q, name).unwrap();
+                prop_assert_eq!(e.score.to_bits(), h.score.to_bits(), "explain {:?} {:?}", q, name);
             }
         }
     }

@@ -1,7 +1,6 @@
 //! Why a tool scored what it did: the scoring pass's own terms, weights and formula,
 //! one tool at a time.
 
-use super::params::CROWD_RANK;
 use super::score::Kept;
 use super::{EnhancedIndex, FIELDS, FIELD_NAMES};
 
@@ -41,7 +40,7 @@ impl EnhancedIndex {
             let Some(id) = self.store.term_id(&t.term) else {
                 continue;
             };
-            let Some(&(_, tfs)) = doc.terms.iter().find(|(x, _)| *x == id) else {
+            let Some(&tfs) = self.store.posting(id, slot) else {
                 continue;
             };
             // The scoring pass's own weights and formula.
@@ -62,12 +61,19 @@ impl EnhancedIndex {
                 score: self.term_score(&tw, slot, &tfs),
             });
         }
+        // Every match before the clauses' coverage and the crowd rule (empty when the request
+        // abstains), then the ranking `search` makes of them, every tool worked out: the score
+        // of the tool is the one `search` gives it (a multi-step request's coverage included).
         let hits = self.score(&q, &mut Kept::default());
+        let ranked = if hits.is_empty() {
+            Vec::new()
+        } else {
+            let parts = self.clause_queries(query);
+            self.search_clauses(&q, &parts, usize::MAX, f64::NEG_INFINITY)
+        };
         // The crowd rule reads the final ranking: a search that abstains has no result.
-        let crowd = self.params.crowd_rule_on()
-            && !hits.is_empty()
-            && self.search(query, CROWD_RANK, f64::NEG_INFINITY).is_empty();
-        let hit = hits.iter().find(|h| h.slot == slot).filter(|_| !crowd);
+        let crowd = self.params.crowd_rule_on() && !hits.is_empty() && ranked.is_empty();
+        let hit = ranked.iter().find(|h| h.slot == slot);
         let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
         let mass = self.query_mass(&q).max(1e-9);
         let matched: f64 = q
@@ -75,10 +81,9 @@ impl EnhancedIndex {
             .iter()
             .filter_map(|t| {
                 let id = self.store.term_id(&t.term)?;
-                doc.terms
-                    .iter()
-                    .any(|(x, _)| *x == id)
-                    .then(|| t.weight * self.idf(id))
+                self.store
+                    .posting(id, slot)
+                    .map(|_| t.weight * self.idf(id))
             })
             .sum();
         Some(Explain {

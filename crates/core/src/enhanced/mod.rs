@@ -718,6 +718,31 @@ mod tests {
             .any(|t| t.fields.iter().any(|f| f.0 == "searchHint")));
     }
 
+    /// `explain` scores a tool as `search` does: for a multi-step request, with each clause's
+    /// coverage, for every tool (beyond the first few a search is asked for too).
+    #[test]
+    fn explain_scores_as_search_does() {
+        let i = catalog();
+        for q in [
+            "Create a new file with the content hello, then rename the file, and finally list the directory",
+            "delete the file and list the directory",
+            "find a good hotel deal in Paris",
+        ] {
+            let all = i.search(q, usize::MAX, f64::NEG_INFINITY);
+            assert!(!all.is_empty(), "{q}");
+            for h in &all {
+                let name = i.name(h.slot).unwrap();
+                let e = i.explain(q, name).unwrap();
+                assert_eq!(e.score.to_bits(), h.score.to_bits(), "{q}: {name}");
+                assert!(e.filtered.is_none(), "{q}: {name}");
+            }
+            for h in i.search(q, 2, f64::NEG_INFINITY) {
+                let name = i.name(h.slot).unwrap();
+                assert_eq!(i.explain(q, name).unwrap().score.to_bits(), h.score.to_bits(), "{q}: {name}");
+            }
+        }
+    }
+
     fn index_of(tools: &[(&str, &str)]) -> EnhancedIndex {
         EnhancedIndex::build(
             tools.iter().map(|(n, d)| doc(n, d)).collect(),
