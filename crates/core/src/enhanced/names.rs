@@ -54,7 +54,12 @@ impl EnhancedIndex {
         // The query's words and servers a leaf match may be on (made on the first leaf match).
         let mut raw_servers: Option<FxHashSet<String>> = None;
         let mut key = String::new();
+        // A word given again adds nothing (tiers keep their best): each (word, shape) once.
+        let mut seen: FxHashSet<(&str, bool)> = FxHashSet::default();
         for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
+            if !seen.insert((r.as_str(), ident)) {
+                continue;
+            }
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
             key.clear();

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analyze::{self, is_cjk};
 use super::lexicon;
@@ -239,30 +239,30 @@ impl EnhancedIndex {
     }
 
     pub(super) fn corrections(&self, word: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut push = |id: u32| {
-            if self.is_name_term(id) {
-                let t = self.store.term_text[id as usize].to_string();
-                if t != word && !out.contains(&t) {
-                    out.push(t);
-                }
-            }
-        };
-        if let Some(ids) = self.deletes.get(word) {
-            ids.iter().for_each(|&i| push(i));
+        // Candidates by term id, each once (thousands of names may share a deletion), then
+        // the name terms among them other than the word itself.
+        let mut ids: FxHashSet<u32> = FxHashSet::default();
+        if let Some(found) = self.deletes.get(word) {
+            ids.extend(found.iter().copied());
         }
         for d in deletions(word) {
             if let Some(id) = self.store.term_id(&d) {
-                push(id);
+                ids.insert(id);
             }
-            if let Some(ids) = self.deletes.get(d.as_str()) {
-                ids.iter().for_each(|&i| push(i));
+            if let Some(found) = self.deletes.get(d.as_str()) {
+                ids.extend(found.iter().copied());
             }
         }
+        let mut out: Vec<&str> = ids
+            .into_iter()
+            .filter(|&id| self.is_name_term(id))
+            .map(|id| &*self.store.term_text[id as usize])
+            .filter(|&t| t != word)
+            .collect();
         // A fixed order (not the order terms entered the vocabulary) before keeping three.
         out.sort_unstable();
         out.truncate(3);
-        out
+        out.into_iter().map(str::to_owned).collect()
     }
 
     /// The analysed clauses of a multi-step request (their terms; raw name tokens are not

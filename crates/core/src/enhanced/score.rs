@@ -134,12 +134,17 @@ impl EnhancedIndex {
             })
             .filter(|(id, _, _)| !self.store.postings[*id as usize].is_empty())
             .collect();
-        let required_missing = q.terms.iter().any(|t| {
-            t.required
-                && !terms
-                    .iter()
-                    .any(|(id, _, r)| *r && *self.store.term_text[*id as usize] == t.term)
-        });
+        // Each required word must be a term some tool has (looked up in a set: a request of
+        // thousands of `+word`s stays linear).
+        let known_required: FxHashSet<&str> = terms
+            .iter()
+            .filter(|t| t.2)
+            .map(|t| &*self.store.term_text[t.0 as usize])
+            .collect();
+        let required_missing = q
+            .terms
+            .iter()
+            .any(|t| t.required && !known_required.contains(t.term.as_str()));
         let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
