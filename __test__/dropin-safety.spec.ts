@@ -393,3 +393,106 @@ describe('dispose', () => {
     expect(names(b)).toEqual(['first_tool', 'second_tool'])
   })
 })
+
+describe('an index under change while it is read, and the cache that hands it out', () => {
+  const opts = { coreTools: [] as string[] }
+  const t = (name: string, text = `${name} description`): ToolLike => ({ name, prompt: () => text })
+
+  test('iterating while tools are removed skips the removed ones and never throws [regression: a raw TypeError]', () => {
+    const index = ToolIndex.fromEntries(['a', 'b', 'c', 'd', 'e'].map((n) => ({ name: n, description: `${n} tool` })))
+    const seen: string[] = []
+    for (const entry of index) {
+      seen.push(entry.name)
+      if (entry.name === 'b') index.remove(['c', 'd'])
+    }
+    expect(seen).toEqual(['a', 'b', 'e'])
+    const found: string[] = []
+    index.forEach((e) => {
+      found.push(e.name)
+      if (e.name === 'a') index.remove(['b'])
+    })
+    expect(found).toEqual(['a', 'e'])
+  })
+
+  test('a holder\'s paused iteration goes on over its own tools when another caller updates the cache [regression: ids of another numbering]', async () => {
+    clearToolIndexCache()
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((n) => t(n))
+    await getToolIndex([a, b, c, d], opts)
+    const index = await getToolIndex([a, c, d], opts)
+    const seen: string[] = []
+    for (const entry of index) {
+      seen.push(entry.name)
+      if (seen.length === 1) await getToolIndex([a, c, d, e], opts)
+    }
+    expect(seen).toEqual(['a', 'c', 'd'])
+    clearToolIndexCache()
+  })
+
+  test('an incremental update equals a fresh build of the list in its order, ties and at() included [regression: kept tools kept their places]', async () => {
+    clearToolIndexCache()
+    const text = 'send a message to a channel'
+    const [old, b, c] = [t('notify_old', text), t('notify_b', text), t('notify_c', text)]
+    await getToolIndex([old, b], opts)
+    const list = [c, b]
+    const index = await getToolIndex(list, opts)
+    const fresh = await buildToolIndex(list, opts)
+    expect(index.names()).toEqual(fresh.names())
+    expect(index.at(0)?.name).toBe('notify_c')
+    expect(index.rankToolSearch('send message', 1)).toEqual(fresh.rankToolSearch('send message', 1))
+    clearToolIndexCache()
+  })
+
+  test('a tool whose name differs from a kept one only in a lone surrogate replaces it [regression: compared as the native side sees names]', async () => {
+    clearToolIndexCache()
+    await getToolIndex([t('a\uFFFD', 'alpha'), t('b', 'beta')], opts)
+    const list = [t('a\uD800', 'gamma'), t('b', 'beta')]
+    const index = await getToolIndex(list, opts)
+    expect(index.names()).toEqual(['a\uD800', 'b'])
+    expect(index.has('a\uD800')).toBe(true)
+    expect(index.has('a\uFFFD')).toBe(false)
+    expect(index.search('alpha', 5)).toEqual([])
+    clearToolIndexCache()
+  })
+
+  test('a holder that changes its index makes the cache build afresh for the next caller [regression: every caller got the edited index]', async () => {
+    clearToolIndexCache()
+    const tools = [t('read_file', 'read a file'), t('send_mail', 'send an email')]
+    const first = await getToolIndex(tools, opts)
+    first.remove(['read_file'])
+    first.upsert([{ name: 'send_mail', description: 'delete every file' }])
+    const next = await getToolIndex(tools, opts)
+    expect(next).not.toBe(first)
+    expect(next.names()).toEqual(['read_file', 'send_mail'])
+    expect(next.get('send_mail')?.description).toBe('send an email')
+    expect(first.names()).toEqual(['send_mail'])
+    clearToolIndexCache()
+  })
+
+  test('a view rebuilt from its snapshot does not read the caller\'s schema objects again [regression: a getter read twice]', async () => {
+    clearToolIndexCache()
+    let reads = 0
+    const schema = {
+      type: 'object',
+      get properties() {
+        if (++reads > 1) throw new Error('schema gone')
+        return { repository: { type: 'string', description: 'repository slug' } }
+      },
+    }
+    const tools: ToolLike[] = [{ name: 'open_issue', prompt: () => 'open an issue', inputJSONSchema: schema }, t('send_mail', 'send an email')]
+    const holder = await getToolIndex(tools, { ...opts, scoring: 'enhanced' })
+    const before = holder.search('repository slug', 3).map((r) => r.name)
+    await getToolIndex([...tools, t('list_files', 'list files')], { ...opts, scoring: 'enhanced' })
+    expect(holder.search('repository slug', 3).map((r) => r.name)).toEqual(before)
+    expect(before).toEqual(['open_issue'])
+    clearToolIndexCache()
+  })
+
+  test('explain answers only for a tool of exactly that name; at() reads NaN and undefined as 0', () => {
+    const index = ToolIndex.fromEntries([{ name: 'read\uFFFD', description: 'read things' }, { name: 'b', description: 'b' }])
+    expect(index.explain('read', 'read\uD800')).toBeUndefined()
+    expect(index.explain('read', 'read\uFFFD')?.name).toBe('read\uFFFD')
+    expect(index.at(Number.NaN)?.name).toBe('read\uFFFD')
+    expect(index.at(undefined as unknown as number)?.name).toBe('read\uFFFD')
+    expect(index.at(-1)?.name).toBe('b')
+  })
+})

@@ -2,11 +2,11 @@
  * Caching: `ToolIndexCache` (one line: the same index while the tool names hold, updated
  * incrementally when they change) and the drop-in `getToolIndex` over a module-wide cache.
  */
-import { invalidArg } from './errors'
+import { invalidArg, native } from './errors'
 import { ENV, dropInScoring, envList } from './config'
 import { checkToolArray, copyToolArray, readBuildOptions, readToolField as readField, readingInput } from './input'
 import { buildToolIndex, collect, planBuild } from './build'
-import { ToolIndex, nameKey, removeNames, upsertStored, type State } from './toolIndex'
+import { ToolIndex, nameKey, newState, removeNames, upsertStored, type State, type Stored } from './toolIndex'
 import type { BuildOptions, ToolLike } from './types'
 
 /** Values derived from one cache line's tool list, by key (see `ToolIndexCache.memoOfCurrent`). */
@@ -70,6 +70,11 @@ export class ToolIndexCache {
     line.pending.then(
       (index) => {
         line.index = index
+        // A holder that changes the index itself (upsert, remove) makes it hold other tools
+        // than this line's: the next request builds afresh.
+        ToolIndex.watch(index, () => {
+          if (this.#line === line) this.#line = null
+        })
       },
       () => {
         if (this.#line === line) this.#line = null
@@ -169,12 +174,30 @@ export function clearToolIndexCache(): void {
 async function updateState(s: State, tools: readonly ToolLike[], options: BuildOptions): Promise<void> {
   const plan = planBuild(tools, options)
   s.skipped = plan.skipped
-  const wanted = new Set(plan.indexable.map((i) => nameKey(plan.names[i])))
-  const removed = [...s.byName.keys()].filter((n) => !wanted.has(n))
-  const added = plan.indexable.filter((i) => !s.byName.has(nameKey(plan.names[i])))
+  const order = plan.indexable.map((i) => plan.names[i])
+  // A tool stays when one of exactly its name is wanted (two names equal only as the native side
+  // sees them, lone surrogates and U+FFFD, are different tools: the old one goes, the new comes).
+  const wanted = new Set(order)
+  const kept = (i: number) => {
+    const id = s.byName.get(nameKey(plan.names[i]))
+    return id !== undefined && s.byId[id]?.name === plan.names[i]
+  }
+  const removed = [...s.byName.entries()].filter(([, id]) => !wanted.has((s.byId[id] as Stored).name)).map(([key]) => key)
+  const added = plan.indexable.filter((i) => !kept(i))
   const stored = await collect(added, plan.names, tools, options)
   if (removed.length) removeNames(s, removed)
   upsertStored(s, stored)
+  // Kept tools keep their places and new ones come last; when that is not the list's order,
+  // ties (broken by index order) and iteration would differ from a fresh build: the native
+  // index is built again from the entries in the list's order (no prompt is awaited again).
+  const now = s.native.names()
+  if (now.length !== order.length || now.some((n, i) => n !== nameKey(order[i]))) {
+    const entries = order.map((name) => s.byId[s.byName.get(nameKey(name)) as number] as Stored)
+    const fresh = newState(entries, s.scoring, s.tuning)
+    const old = s.native
+    Object.assign(s, { native: fresh.native, byId: fresh.byId, byName: fresh.byName, generation: fresh.generation })
+    native(() => old.dispose())
+  }
 }
 
 /** The options a cached index must share with the request (`o` is a `readBuildOptions` snapshot). */

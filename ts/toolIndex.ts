@@ -43,13 +43,18 @@ export interface Stored {
   isMcp: boolean
   inputSchema: object | undefined
   server: string | undefined
+  /**
+   * The schema's text for enhanced scoring, read from `inputSchema` once: a view rebuilt from
+   * its snapshot reuses it instead of running the caller's getters again.
+   */
+  schemaText?: string
 }
 
 function toNative(e: Stored, scoring: Scoring): NativeToolEntry {
   const base: NativeToolEntry = { name: e.name, description: e.description, searchHint: e.searchHint, isMcp: e.isMcp }
   if (scoring === 'enhanced') {
     base.server = e.server
-    base.schemaText = schemaText(e.inputSchema)
+    base.schemaText = e.schemaText ??= schemaText(e.inputSchema)
   }
   return base
 }
@@ -98,6 +103,8 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   #disposed = false
   /** @internal what this view indexed when its state was handed on, rebuilt on next use. */
   #snapshot: Snapshot | undefined
+  /** @internal told when the holder changes the index (`upsert`, `remove`): see `watch`. */
+  #onChange: (() => void) | undefined
 
   /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
   constructor(state: State) {
@@ -268,8 +275,9 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     if (typeof name !== 'string') throw invalidArg(`name must be a string, got ${typeName(name)}`)
     checkLength(query, LIMITS.queryLength, 'query')
+    // Only a tool of exactly this name (Rust sees lone surrogates as U+FFFD: another name).
+    if (this.#idOf(name) === undefined) return undefined
     const e = native(() => this.#state.native.explain(query, name))
-    // The caller's own string (Rust sees lone surrogates as U+FFFD).
     return e ? { ...e, name } : undefined
   }
 
@@ -278,12 +286,17 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     const stored = readingInput('the entries', () => {
       return copyToolArray<ToolEntryInput>(entries, 'entries').map(checkEntry)
     })
-    upsertStored(this.#state, stored)
+    const s = this.#state
+    this.#onChange?.()
+    upsertStored(s, stored)
   }
 
   /** Remove tools by name; returns how many were present. */
   remove(names: Iterable<string>): number {
-    return removeNames(this.#state, stringList(names, 'names'))
+    const list = stringList(names, 'names')
+    const s = this.#state
+    this.#onChange?.()
+    return removeNames(s, list)
   }
 
   /** Whether a tool of this name is indexed. */
@@ -305,12 +318,25 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** The i-th entry (negative counts from the end), like `Array.prototype.at`. */
   at(i: number): ToolIndexEntry | undefined {
     const ids = this.#ids()
-    const k = Math.trunc(i) < 0 ? ids.length + Math.trunc(i) : Math.trunc(i)
+    // As `Array.prototype.at`: NaN and undefined are 0.
+    const t = Math.trunc(i) || 0
+    const k = t < 0 ? ids.length + t : t
     return k >= 0 && k < ids.length ? this.#materialize(ids[k]) : undefined
   }
 
+  /**
+   * The tools in index order as they were when iteration began, each as it is when reached: a
+   * tool removed before it is reached is skipped, one replaced is seen as it is now, one added
+   * is not visited, and removals that renumber the ids change nothing else.
+   */
   *[Symbol.iterator](): Iterator<ToolIndexEntry> {
-    for (const id of this.#ids()) yield this.#materialize(id)
+    const start = this.#state
+    const names = this.#ids().map((id) => (start.byId[id] as Stored).name)
+    for (const name of names) {
+      // The state may have been handed on and rebuilt meanwhile: the tool's id now.
+      const id = this.#idOf(name)
+      if (id !== undefined) yield this.#materialize(id)
+    }
   }
 
   /** All entries as a real array. */
@@ -398,6 +424,14 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   [Symbol.dispose](): void {
     this.dispose()
+  }
+
+  /**
+   * @internal Call `onChange` before the holder of this view changes it (`upsert`, `remove`): a
+   * cache that handed it out no longer holds the tools it was asked for.
+   */
+  static watch(index: ToolIndex, onChange: () => void): void {
+    index.#onChange = onChange
   }
 
   /**
