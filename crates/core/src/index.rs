@@ -1214,6 +1214,15 @@ impl Scorer for ToolIndex {
         }
     }
 
+    fn vacate_many(&mut self, slots: &[u32]) {
+        for (slot, d) in self.store.vacate_many(slots) {
+            self.names.remove(slot, &d.parsed.full);
+            if let Some(kw) = self.keyword.get_mut() {
+                kw.remove(slot, &keyword_fields(&d));
+            }
+        }
+    }
+
     fn fill(&mut self, slot: u32, tool: ToolDoc) {
         let a = analyze(tool);
         self.link(slot, a);

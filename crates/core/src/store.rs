@@ -283,6 +283,36 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
         Some(doc)
     }
 
+    /// Take several tools out at once ([`SlotStore::vacate`] for each, with each posting list
+    /// they share filtered once: removing a server's thousands of tools that share words costs
+    /// the length of those lists, not that times the tools). Returns the records taken, with
+    /// their slots; empty or unknown slots are left as they are.
+    pub fn vacate_many(&mut self, slots: &[u32]) -> Vec<(u32, D)> {
+        let mut gone = vec![0u64; self.docs.len().div_ceil(64)];
+        let mut taken = Vec::with_capacity(slots.len());
+        for &slot in slots {
+            let Some(doc) = self.docs.get_mut(slot as usize).and_then(Option::take) else {
+                continue;
+            };
+            gone[slot as usize / 64] |= 1 << (slot % 64);
+            self.unname(&doc, slot);
+            self.live -= 1;
+            taken.push((slot, doc));
+        }
+        let mut terms: Vec<u32> = taken.iter().flat_map(|(_, d)| d.term_ids()).collect();
+        terms.sort_unstable();
+        terms.dedup();
+        for t in terms {
+            let p = &mut self.postings[t as usize];
+            let before = p.len();
+            p.retain(|&(s, _)| gone[s as usize / 64] & (1 << (s % 64)) == 0);
+            if before > 0 && p.is_empty() {
+                self.dead_terms += 1;
+            }
+        }
+        taken
+    }
+
     /// Renumber slots densely when more than half of them (and at least
     /// [`COMPACT_MIN_EMPTY`]) are empty. Returns the old → new map (`u32::MAX` for emptied
     /// slots) so the scorer can renumber its own side tables; the generation increases.
@@ -375,6 +405,13 @@ pub(crate) trait Scorer {
     fn store(&self) -> &SlotStore<Self::Doc, Self::Payload>;
     /// Empty a slot: the tool's document, postings and the scorer's own entries go.
     fn vacate(&mut self, slot: u32);
+    /// Empty several slots at once (as [`Scorer::vacate`] on each; a scorer filters each of
+    /// its shared lists once).
+    fn vacate_many(&mut self, slots: &[u32]) {
+        for &slot in slots {
+            self.vacate(slot);
+        }
+    }
     /// Analyse a tool into a slot `vacate` emptied.
     fn fill(&mut self, slot: u32, tool: Self::Tool);
     /// Append new tools, in order, in new slots.
@@ -397,13 +434,13 @@ pub(crate) fn upsert<S: Scorer>(
     check_unique(tools.iter().map(Named::name))?;
     let mut slots = Vec::with_capacity(tools.len());
     let mut fresh = Vec::with_capacity(tools.len());
+    let mut replaced = Vec::new();
     let mut next = scorer.store().slot_count() as u32;
     for t in tools {
         match scorer.store().slot_of(t.name()) {
             Some(slot) => {
                 slots.push(slot);
-                scorer.vacate(slot);
-                scorer.fill(slot, t);
+                replaced.push((slot, t));
             }
             None => {
                 slots.push(next);
@@ -411,6 +448,13 @@ pub(crate) fn upsert<S: Scorer>(
                 fresh.push(t);
             }
         }
+    }
+    // Replacements keep their slots: all of them emptied at once (each shared list filtered
+    // once), then filled in input order.
+    let emptied: Vec<u32> = replaced.iter().map(|(slot, _)| *slot).collect();
+    scorer.vacate_many(&emptied);
+    for (slot, t) in replaced {
+        scorer.fill(slot, t);
     }
     scorer.insert_batch(fresh);
     // A replaced tool may leave terms no tool has any more.
@@ -422,13 +466,14 @@ pub(crate) fn upsert<S: Scorer>(
 /// Remove tools by name; returns how many were present. Compacts when enough slots are empty,
 /// and drops dead terms when enough are dead.
 pub(crate) fn remove<S: Scorer, N: AsRef<str>>(scorer: &mut S, names: &[N]) -> usize {
-    let mut removed = 0;
-    for name in names {
-        if let Some(slot) = scorer.store().slot_of(name.as_ref()) {
-            scorer.vacate(slot);
-            removed += 1;
-        }
-    }
+    let mut slots: Vec<u32> = names
+        .iter()
+        .filter_map(|name| scorer.store().slot_of(name.as_ref()))
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    let removed = slots.len();
+    scorer.vacate_many(&slots);
     if removed > 0 {
         scorer.maybe_compact();
         scorer.maybe_compact_terms();

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 use hashbrown::HashTable;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use super::analyze::{self, is_cjk, Analyzer, WordMemo};
 use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
@@ -225,6 +226,48 @@ impl Scorer for EnhancedIndex {
         }
         for f in 0..FIELDS {
             self.len_sum[f] -= doc.len[f] as u64;
+        }
+    }
+
+    fn vacate_many(&mut self, slots: &[u32]) {
+        let taken = self.store.vacate_many(slots);
+        if taken.is_empty() {
+            return;
+        }
+        let mut gone = vec![0u64; self.store.docs.len().div_ceil(64)];
+        for (slot, _) in &taken {
+            gone[*slot as usize / 64] |= 1 << (slot % 64);
+        }
+        let is_gone = |slot: u32| gone[slot as usize / 64] & (1 << (slot % 64)) != 0;
+        // Each name key and server list the tools were on, filtered once.
+        let keys: FxHashSet<&str> = taken
+            .iter()
+            .flat_map(|(_, d)| d.keys.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        for k in keys {
+            if let Some(v) = self.keys.get_mut(k) {
+                v.retain(|e| !is_gone(e.0));
+                if v.is_empty() {
+                    self.keys.remove(k);
+                }
+            }
+        }
+        let servers: FxHashSet<&str> = taken
+            .iter()
+            .filter_map(|(_, d)| d.server_key.as_deref())
+            .collect();
+        for s in servers {
+            if let Some(v) = self.servers.get_mut(s) {
+                v.retain(|&e| !is_gone(e));
+                if v.is_empty() {
+                    self.servers.remove(s);
+                }
+            }
+        }
+        for (_, doc) in &taken {
+            for f in 0..FIELDS {
+                self.len_sum[f] -= doc.len[f] as u64;
+            }
         }
     }
 
