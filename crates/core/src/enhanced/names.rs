@@ -54,12 +54,11 @@ impl EnhancedIndex {
         // The query's words and servers a leaf match may be on (made on the first leaf match).
         let mut raw_servers: Option<FxHashSet<String>> = None;
         let mut key = String::new();
-        // A word given again adds nothing (tiers keep their best): each (word, shape) once.
-        let mut seen: FxHashSet<(&str, bool)> = FxHashSet::default();
+        // The tool lists already walked: a name given again (a request may repeat one
+        // thousands of times) adds nothing, since tiers keep their best. Few words name tools,
+        // so a scan of this short list is enough.
+        let mut walked: Vec<*const Vec<(u32, u8)>> = Vec::new();
         for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
-            if !seen.insert((r.as_str(), ident)) {
-                continue;
-            }
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
             key.clear();
@@ -70,6 +69,10 @@ impl EnhancedIndex {
                 let Some(v) = self.keys.get(cand) else {
                     continue;
                 };
+                if walked.iter().any(|&w| std::ptr::eq(w, v)) {
+                    continue;
+                }
+                walked.push(v);
                 for &(slot, tier) in v {
                     let mut t = tier;
                     if tier == TIER_LEAF {

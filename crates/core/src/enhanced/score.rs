@@ -136,15 +136,16 @@ impl EnhancedIndex {
             .collect();
         // Each required word must be a term some tool has (looked up in a set: a request of
         // thousands of `+word`s stays linear).
-        let known_required: FxHashSet<&str> = terms
-            .iter()
-            .filter(|t| t.2)
-            .map(|t| &*self.store.term_text[t.0 as usize])
-            .collect();
-        let required_missing = q
-            .terms
-            .iter()
-            .any(|t| t.required && !known_required.contains(t.term.as_str()));
+        let required_missing = q.terms.iter().any(|t| t.required) && {
+            let known_required: FxHashSet<&str> = terms
+                .iter()
+                .filter(|t| t.2)
+                .map(|t| &*self.store.term_text[t.0 as usize])
+                .collect();
+            q.terms
+                .iter()
+                .any(|t| t.required && !known_required.contains(t.term.as_str()))
+        };
         let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
