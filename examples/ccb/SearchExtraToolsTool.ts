@@ -53,7 +53,8 @@ export const SearchExtraToolsTool = buildTool({
   async call(input: z.infer<typeof searchInput>, context: any): Promise<{ data: ToolSearchOutput }> {
     const clients: { type?: string; name?: string }[] = context.getAppState?.()?.mcp?.clients ?? []
     const pendingMcpServers = clients.filter((c) => c.type === 'pending').map((c) => String(c.name))
-    // searchLoaded: ccb's keyword search also ranks the core tools, answered with how to call them directly.
+    // searchLoaded: ccb's latest search tool also ranks the core tools by its keyword rules, answered with how
+    // to call them directly (ccb at c499bfb searched the deferred tools only: leave it off there).
     return { data: await toolSearch(input, { tools: context.options.tools, coreTools: CORE_TOOLS, pendingMcpServers, searchLoaded: true, names: CCB_TOOL_NAMES }) }
   },
   renderToolUseMessage: (input: { query?: string }) => (input.query ? `"${input.query}"` : null),
