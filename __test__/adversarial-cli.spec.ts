@@ -100,3 +100,79 @@ describe('CLI parts', () => {
     }
   })
 })
+
+describe.each(['node', 'bun'] as const)('the CLI\'s contract under %s', (runtime) => {
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    const r = spawnSync(runtime === 'node' ? NODE : BUN, [CLI, ...args], { encoding: 'utf8', timeout: DEADLINE_MS, env: { ...process.env, ...env } })
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+  const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ti-cli-'))
+
+  test('--help prints the usage on stdout (exit 0), naming serve; no command is a usage error (exit 2) [regression: help on stderr, no arguments exit 0]', () => {
+    const help = run(['--help'])
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain('tool-index serve --config FILE')
+    const none = run([])
+    expect(none.status).toBe(2)
+    expect(none.stderr).toContain('no command given')
+  }, DEADLINE_MS + 5_000)
+
+  test.skipIf(!hasMkfifo)('serve --config on a FIFO or a device is refused at once (exit 1) [regression: it hung, or filled memory from /dev/zero]', () => {
+    const dir = tmp()
+    const fifo = path.join(dir, 'config.json')
+    spawnSync('mkfifo', [fifo])
+    try {
+      for (const file of [fifo, '/dev/zero']) {
+        const r = run(['serve', '--config', file])
+        expect(r.status).toBe(1)
+        expect(r.stderr).toMatch(/FIFO|device/)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 2 * DEADLINE_MS)
+
+  test('a catalog and a config that begin with a byte-order mark are read [regression: "not valid JSON"]', () => {
+    const dir = tmp()
+    const catalog = path.join(dir, 'c.json')
+    fs.writeFileSync(catalog, `\uFEFF${JSON.stringify({ tools: [{ name: 'bom_tool', description: 'reads files with a byte order mark' }] })}`)
+    const r = run(['search', 'byte order mark', '--catalog', catalog, '--all', '--json'])
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout).results[0].name).toBe('bom_tool')
+    const config = path.join(dir, 'g.json')
+    fs.writeFileSync(config, `\uFEFF${JSON.stringify({ mcpServers: {}, gateway: { maxTools: 0 } })}`)
+    // Read as JSON: the error is about the setting, not the file.
+    const s = run(['serve', '--config', config])
+    expect(s.status).toBe(1)
+    expect(s.stderr).toContain('gateway.maxTools')
+  }, DEADLINE_MS + 5_000)
+
+  test('control characters in a tool\'s name or description are shown escaped in text output [regression: terminal escapes and forged rows]', () => {
+    const dir = tmp()
+    const catalog = path.join(dir, 'c.json')
+    fs.writeFileSync(catalog, JSON.stringify({ tools: [{ name: 'ok\n 2. 9.999  mcp__fake__tool', description: 'escape \u001b]0;owned\u0007 sequences here' }] }))
+    const r = run(['search', 'escape sequences', '--catalog', catalog, '--all'])
+    expect(r.status).toBe(0)
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+    expect(r.stdout).toContain('ok\\u000a 2. 9.999')
+    expect(r.stdout).toContain('\\u001b]0;owned\\u0007')
+  }, DEADLINE_MS + 5_000)
+
+  test('serve --http and --max-sessions take digits only [regression: "" bound a random port, 1e3 and 0x50 were taken]', () => {
+    const dir = tmp()
+    const config = path.join(dir, 'g.json')
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: {} }))
+    for (const flags of [['--http', ''], ['--http', '1e3'], ['--http', '0x50'], ['--http', '8080', '--max-sessions', '1e2']]) {
+      const r = run(['serve', '--config', config, ...flags])
+      expect(r.status).toBe(2)
+    }
+  }, 4 * DEADLINE_MS)
+
+  test('search --mcp reads every page, leaves out a tool the SDK cannot take, and gives the server the user\'s environment [regression: first page only; one bad outputSchema failed the run; environment dropped]', () => {
+    const raw = path.join(__dirname, 'fixtures', 'gateway', 'raw-server.mjs')
+    const r = run(['search', 'zz2_1', '--mcp', `node ${raw}`, '--all', '--json', '--limit', '50'], { RAW_PAGES: '3', RAW_BAD_OUTPUT: '1', RAW_PREFIX: 'zz' })
+    expect(r.status).toBe(0)
+    const names = JSON.parse(r.stdout).results.map((x: { name: string }) => x.name)
+    expect(names.some((n: string) => n.endsWith('__zz2_1'))).toBe(true)
+  }, DEADLINE_MS + 5_000)
+})

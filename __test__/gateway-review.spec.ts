@@ -843,6 +843,13 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
       req.end(initBody)
     })
 
+  test('on port 80 the Host header may leave the port out, as clients send it [regression: every client refused with 403]', () => {
+    const serve = require('../dist/gateway/serve.js') as typeof import('../ts/gateway/serve')
+    expect(serve.allowedHostsOf('127.0.0.1', 80)).toEqual(expect.arrayContaining(['127.0.0.1:80', '127.0.0.1', 'localhost', '[::1]']))
+    expect(serve.allowedHostsOf('127.0.0.1', 8080)).not.toContain('127.0.0.1')
+    expect(serve.allowedHostsOf('127.0.0.1', 8080)).toContain('localhost:8080')
+  })
+
   test('every loopback bind checks the Host header; a wider bind without a token warns', async () => {
     const serve = require('../dist/gateway/serve.js') as typeof import('../ts/gateway/serve')
     for (const h of ['127.0.0.1', '127.0.0.2', '127.255.0.9', 'localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:2']) expect([h, serve.isLoopbackHost(h)]).toEqual([h, true])
@@ -988,4 +995,30 @@ describe('a large answer from a stdio server', () => {
       await g.close()
     }
   }, 60_000)
+})
+
+describe('tools an upstream lists that MCP does not allow', () => {
+  test('a tool without an inputSchema is left out and its server\'s other tools stay; a name clients refuse is not listed directly [regression: the whole server went down; the name was listed as is]', async () => {
+    const g = gatewayOf({
+      mcpServers: { odd: { command: process.execPath, args: [RAW], env: { RAW_ODD: '1' }, alwaysLoad: ['my tool/x', 'relist'], prefix: false } },
+      gateway: { requireDiscovered: false, backoffInitialMs: 60_000 },
+    })
+    try {
+      await g.start()
+      const s = newSession()
+      const seen = await g.search('echo the call back', 5, s)
+      expect(seen.unavailable_servers).toEqual([])
+      expect(seen.matches.map((m: { name: string }) => m.name)).toContain('mcp__odd__echo')
+      expect(seen.partial_servers).toMatchObject([{ server: 'odd', left_out: 1, why: expect.stringContaining('inputSchema') }])
+      const { client } = await clientSession(g, 'direct')
+      const direct = (await client.listTools()).tools.map((t: { name: string }) => t.name)
+      expect(direct).toContain('relist')
+      expect(direct).not.toContain('my tool/x')
+      expect(direct).not.toContain('no_schema')
+      // Still reachable through the execute tool.
+      expect(await g.execute('mcp__odd__my tool/x', {}, s)).toMatchObject({ content: [{ text: expect.stringContaining('ran my tool/x') }] })
+    } finally {
+      await g.close()
+    }
+  }, 30_000)
 })

@@ -507,9 +507,10 @@ describe('gateway config and command line', () => {
       '/tmp/c.json',
       { SECRET: 's3' },
     )
+    // A key already in normal form keeps its name; the other takes the next free suffix.
     expect(c.servers.map((s) => [s.name, s.transport])).toEqual([
-      ['my_server', 'stdio'],
-      ['my_server_2', 'http'],
+      ['my_server_2', 'stdio'],
+      ['my_server', 'http'],
       ['old', 'sse'],
     ])
     expect(c.servers[0].args).toEqual(['/home/x.js'])
@@ -520,6 +521,48 @@ describe('gateway config and command line', () => {
     expect(c.settings.callTimeoutMs).toBe(1234)
     expect(c.settings.requireDiscovered).toBe(false)
     expect(c.settings.connectTimeoutMs).toBe(cfgMod.DEFAULT_SETTINGS.connectTimeoutMs)
+  })
+
+  test('a suffixed name never takes another key\'s own name [regression: a.b became a_b_2 beside a key a_b_2]', () => {
+    const c = cfgMod.parseConfig({ mcpServers: { 'a.b': { command: 'x' }, a_b: { command: 'y' }, a_b_2: { command: 'z' } } }, '/tmp/c.json', {})
+    expect(c.servers.map((s) => [s.key, s.name])).toEqual([
+      ['a.b', 'a_b_3'],
+      ['a_b', 'a_b'],
+      ['a_b_2', 'a_b_2'],
+    ])
+  })
+
+  test('a variable that is not set, a command empty once expanded, or a NUL byte is a ConfigError naming the field [regression: started a server that could never work]', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ mcpServers: { a: { command: 'x', env: { TOKEN: '${GITHUB_TOKNE}' } } } }, /mcpServers\.a\.env\.TOKEN uses \$\{GITHUB_TOKNE\}, which is not set/],
+      [{ mcpServers: { a: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${NOPE}' } } } }, /headers\.Authorization uses \$\{NOPE\}/],
+      [{ mcpServers: { a: { command: '${CMD:-}' } } }, /command is empty once its variables are expanded/],
+      [{ mcpServers: { a: { command: 'node', args: ['a\u0000b'] } } }, /args\[0\] holds a NUL byte/],
+    ]
+    for (const [data, re] of cases) {
+      let err: unknown
+      try {
+        cfgMod.parseConfig(data, '/tmp/c.json', {})
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(cfgMod.ConfigError)
+      expect(String((err as Error).message)).toMatch(re)
+    }
+    // A default, even an empty one, is a value.
+    expect(cfgMod.parseConfig({ mcpServers: { a: { command: 'x', env: { T: '${UNSET:-}' } } } }, '/tmp/c.json', {}).servers[0].env).toEqual({ T: '' })
+  })
+
+  test('a near miss of a known key is a ConfigError saying which was meant; other clients\' keys are left alone [regression: "disable": true started the server]', () => {
+    for (const [data, re] of [
+      [{ mcpServers: { off: { command: 'x', disable: true } } }, /mcpServers\.off: "disable" is not a setting; did you mean "disabled"/],
+      [{ mcpServers: { a: { comand: 'x' } } }, /did you mean "command"/],
+      [{ mcpServers: {}, Gateway: { requireDiscovered: false } }, /"Gateway" is not a setting; did you mean "gateway"/],
+    ] as [unknown, RegExp][]) {
+      expect(() => cfgMod.parseConfig(data, '/tmp/c.json', {})).toThrow(re)
+    }
+    const c = cfgMod.parseConfig({ mcpServers: { a: { command: 'x', autoApprove: [], timeout: 60, envFile: '.env' } }, globalShortcut: 'x' }, '/tmp/c.json', {})
+    expect(c.servers.map((s) => s.name)).toEqual(['a'])
   })
 
   test('rejects malformed configs with a ConfigError naming the field', () => {

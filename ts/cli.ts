@@ -9,7 +9,6 @@
  * or an MCP `tools/list` response (`{tools: [{name, description, inputSchema}]}` or
  * `{result: {tools: [...]}}`).
  */
-import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { parseArgs as utilParseArgs } from 'node:util'
 import { parse as shellParse } from 'shell-quote'
@@ -18,6 +17,8 @@ import { mergeWeights } from './config'
 import { runServe } from './gateway/serve'
 import { RUN_MARKER_VAR, killPids, newRunMarker, processTree } from './gateway/processTree'
 import { loadSdk, type Sdk } from './gateway/sdk'
+import { checkedTool, listToolPages } from './gateway/upstream'
+import { MAX_FILE_BYTES, readFileText } from './files'
 
 /** Parsed command-line arguments. */
 export interface Args {
@@ -34,6 +35,7 @@ export interface Args {
 }
 
 const USAGE = `usage: tool-index search "<query>" [--catalog FILE | --mcp "COMMAND"] [options]
+       tool-index serve --config FILE [options]   run the MCP gateway (tool-index serve --help)
 
   --catalog FILE   search this catalog (our JSON, or an MCP tools/list response)
                    instead of the bundled default catalog
@@ -49,6 +51,8 @@ const USAGE = `usage: tool-index search "<query>" [--catalog FILE | --mcp "COMMA
 Queries may use ToolSearch syntax: "select:A,B", "discover:<text>", "+required words".`
 
 class UsageError extends Error {}
+/** `--help`: the usage text on stdout, exit code 0. */
+class HelpRequest extends Error {}
 /** A problem with the user's input files: a message and exit code 1, no usage text. */
 class InputError extends Error {}
 
@@ -73,7 +77,7 @@ function parseArgs(argv: string[]): Args {
     throw new UsageError((e as Error).message.split('\n', 1)[0])
   }
   const v = parsed.values
-  if (v.help) throw new UsageError('')
+  if (v.help) throw new HelpRequest()
   const a: Args = {
     limit: 5,
     tfidf: v.tfidf === true,
@@ -131,34 +135,11 @@ export function loadCatalog(file: string): CatalogTool[] {
 }
 
 /** The largest catalog file read. */
-export const MAX_CATALOG_BYTES = 256 * 1024 * 1024
+export const MAX_CATALOG_BYTES = MAX_FILE_BYTES
 
-/**
- * Read a regular file, refusing a FIFO, a device, a socket or a directory without blocking:
- * the file is opened non-blocking (a FIFO with no writer would block a plain open forever)
- * and checked with `fstat` on the same descriptor, so it cannot be swapped after the check.
- */
+/** Read a catalog or other input file (see `files.ts`); a problem is an `InputError`. */
 export function readRegularFile(file: string, what: string): string {
-  let fd: number
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
-  } catch (e) {
-    throw new InputError(`cannot read ${what} ${file}: ${(e as Error).message}`)
-  }
-  try {
-    const st = fs.fstatSync(fd)
-    if (!st.isFile()) {
-      const kind = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isDirectory() ? 'a directory' : st.isSocket() ? 'a socket' : 'not a regular file'
-      throw new InputError(`${what} ${file} is ${kind}; give a regular file`)
-    }
-    if (st.size > MAX_CATALOG_BYTES) throw new InputError(`${what} ${file} is ${st.size} bytes, over the ${MAX_CATALOG_BYTES}-byte limit`)
-    return fs.readFileSync(fd, 'utf8')
-  } catch (e) {
-    if (e instanceof InputError) throw e
-    throw new InputError(`cannot read ${what} ${file}: ${(e as Error).message}`)
-  } finally {
-    fs.closeSync(fd)
-  }
+  return readFileText(file, what, (message) => new InputError(message))
 }
 
 /** Split `--mcp "COMMAND"` as a POSIX shell would (quotes, escapes); operators and globs are refused. */
@@ -186,13 +167,16 @@ async function listMcpTools(command: string): Promise<CatalogTool[]> {
   const transport = new sdk.StdioClientTransport({
     command: parts[0],
     args: parts.slice(1),
-    env: { ...sdk.getDefaultEnvironment(), [RUN_MARKER_VAR]: marker },
+    // The user's own environment, as a shell would give the command (API keys exported for it).
+    env: { ...(process.env as Record<string, string>), [RUN_MARKER_VAR]: marker },
     stderr: 'ignore',
   })
   const client = new sdk.Client({ name: 'tool-index-cli', version: '0.1.0' }, { capabilities: {} })
   try {
     await withDeadline(client.connect(transport), 30_000, `MCP server "${command}" did not start within 30 s`)
-    const listed = (await withDeadline(client.listTools(), 30_000, `MCP server "${command}" did not list its tools within 30 s`)) as { tools: unknown[] }
+    // Every page, each tool checked on its own: one the SDK cannot take is left out, not the run.
+    const pages = await withDeadline(listToolPages(client, 30_000), 30_000, `MCP server "${command}" did not list its tools within 30 s`)
+    const listed = { tools: pages.tools.map(checkedTool).flatMap((c) => ('tool' in c ? [c.tool] : [])) }
     const info = client.getServerVersion?.() as { name?: string } | undefined
     const server = (info?.name ?? path.basename(parts[0])).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'mcp'
     return (listed.tools as { name: string; description?: string; inputSchema?: object }[]).map((t) => ({
@@ -243,13 +227,21 @@ export const COMMANDS: Record<string, CommandHandler> = {
   serve: (argv) => runServe(argv),
 }
 
+/**
+ * Text for the terminal: control characters (C0, DEL, C1) shown as `\\uXXXX`, so a tool's name or
+ * description cannot move the cursor, recolour or retitle the terminal, or start a forged row.
+ */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 async function main(argv: string[]): Promise<number> {
   const first = argv[0]
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](argv.slice(1))
   // Flags before the subcommand (`--json search x`), help, or an unknown command.
   const args = parseArgs(argv)
   if (args.command === 'search') return runSearch(args)
-  throw new UsageError(args.command ? `unknown command ${args.command}` : '')
+  throw new UsageError(args.command ? `unknown command ${args.command}` : 'no command given')
 }
 
 async function runSearch(args: Args): Promise<number> {
@@ -299,18 +291,18 @@ async function runSearch(args: Args): Promise<number> {
     return 0
   }
   const shown = args.mcp ? file : path.relative(process.cwd(), file) || file
-  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${args.query}" in ${shown} (${catalog.length} tools, ${scoring}, ${ms.toFixed(1)} ms incl. build)\n`)
+  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${visible(args.query)}" in ${visible(shown)} (${catalog.length} tools, ${scoring}, ${ms.toFixed(1)} ms incl. build)\n`)
   rows.forEach((r, i) => {
     const score = r.score === undefined ? '     ' : r.score.toFixed(3)
     const desc = r.description.split('\n', 1)[0]
-    process.stdout.write(`${String(i + 1).padStart(2)}. ${score}  ${r.name}\n      ${desc.length > 100 ? `${desc.slice(0, 97)}...` : desc}\n`)
+    process.stdout.write(`${String(i + 1).padStart(2)}. ${score}  ${visible(r.name)}\n      ${visible(desc.length > 100 ? `${desc.slice(0, 97)}...` : desc)}\n`)
     const e = explanations[i]
     if (e) {
       const head = e.scoring === 'enhanced' ? `tier ${e.tier}, relevance ${e.relevance.toFixed(3)}, coverage ${(e.coverage ?? 0).toFixed(2)}` : `cosine ${e.relevance.toFixed(3)}${e.tier ? ', name boost' : ''}`
       process.stdout.write(`      explain: ${head}${e.note ? ` (${e.note})` : ''}\n`)
       for (const t of e.terms) {
         const fields = t.fields.length ? ` [${t.fields.join(', ')}]` : ''
-        process.stdout.write(`        ${t.term.padEnd(16)} +${t.contribution.toFixed(4)}${t.origin !== 'query' ? ` (${t.origin})` : ''}${fields}\n`)
+        process.stdout.write(`        ${visible(t.term).padEnd(16)} +${t.contribution.toFixed(4)}${t.origin !== 'query' ? ` (${visible(t.origin)})` : ''}${fields}\n`)
       }
     }
   })
@@ -322,9 +314,13 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {
+      if (err instanceof HelpRequest) {
+        process.stdout.write(`${USAGE}\n`)
+        process.exit(0)
+      }
       if (err instanceof UsageError) {
-        process.stderr.write(err.message ? `tool-index: ${err.message}\n${USAGE}\n` : `${USAGE}\n`)
-        process.exit(err.message ? 2 : 0)
+        process.stderr.write(`tool-index: ${err.message}\n${USAGE}\n`)
+        process.exit(2)
       }
       if (err instanceof InputError) {
         process.stderr.write(`tool-index: ${err.message}\n`)

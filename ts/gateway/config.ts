@@ -2,10 +2,10 @@
  * The gateway's config: the `mcpServers` file of Claude Desktop / Cursor, plus an optional
  * `gateway` block of deadlines and back-off settings.
  */
-import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { LIMITS, MAX_TIMER_MS } from '../config'
 import { MAX_TOOLS } from '../executeTool'
+import { readFileText } from '../files'
 
 /** The most tools the package's search and execute take in one list: the ceiling of `maxTools`. */
 export const MAX_GATEWAY_TOOLS = Math.min(LIMITS.toolCount, MAX_TOOLS)
@@ -110,9 +110,20 @@ function stringMap(v: unknown, where: string): Record<string, string> | undefine
   return out
 }
 
-/** Expand `${VAR}` and `${VAR:-default}` from the environment (Claude Code's rule). */
-function expand(s: string, env: NodeJS.ProcessEnv): string {
-  return s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => env[name] ?? dflt ?? '')
+/**
+ * Expand `${VAR}` and `${VAR:-default}` from the environment (Claude Code's rule). A variable
+ * that is not set and has no default is a `ConfigError` naming it (a misspelt `${GITHUB_TOKNE}`
+ * would otherwise start the server with an empty token, failing forever), as is a NUL byte,
+ * which no process argument or environment value can hold.
+ */
+function expand(s: string, env: NodeJS.ProcessEnv, where: string): string {
+  const out = s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => {
+    const v = env[name] ?? dflt
+    if (v === undefined) throw new ConfigError(`${where} uses \${${name}}, which is not set (give a default with \${${name}:-…})`)
+    return v
+  })
+  if (out.includes('\0')) throw new ConfigError(`${where} holds a NUL byte`)
+  return out
 }
 
 /** What a value of the `gateway` setting `k` must be, when `v` is not that; undefined when it is. */
@@ -127,24 +138,61 @@ function settingProblem(k: string, v: unknown): string | undefined {
   return ok ? undefined : `a positive number of milliseconds, at most ${MAX_TIMER_MS}`
 }
 
+/** The keys a server's entry may have (others, such as another client's settings, are left alone). */
+const SERVER_KEYS = ['type', 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'alwaysLoad', 'prefix', 'disabled', 'enabled']
+/** The keys of the file the gateway reads. */
+const ROOT_KEYS = ['mcpServers', 'servers', 'gateway']
+
+/** Edit distance, up to `max + 1` (a row of the table at a time). */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]
+}
+
+/**
+ * An unknown key that is a near miss of a known one (`disable`, `Gateway`, `comand`) is a
+ * `ConfigError`: read as written it would be ignored, and the server start (or the setting stay)
+ * against the intent. Other unknown keys, such as another client's settings, are left alone.
+ */
+function checkNearMisses(obj: object, known: readonly string[], where: string): void {
+  for (const k of Object.keys(obj)) {
+    if (known.includes(k)) continue
+    const lower = k.toLowerCase()
+    const near = known.find((x) => editDistance(lower, x.toLowerCase(), x.length >= 5 ? 2 : 1) <= (x.length >= 5 ? 2 : 1))
+    if (near) throw new ConfigError(`${where}: "${k}" is not a setting; did you mean "${near}"?`)
+  }
+}
+
 /** Parse a config object (the file's JSON). `file` is used in messages and for relative `cwd`s. */
 export function parseConfig(data: unknown, file = '<config>', env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`${file}: expected a JSON object with "mcpServers"`)
   const root = data as { mcpServers?: unknown; servers?: unknown; gateway?: unknown }
+  checkNearMisses(root, ROOT_KEYS, file)
   const map = root.mcpServers ?? root.servers
   if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new ConfigError(`${file}: "mcpServers" must be an object of servers`)
   const servers: UpstreamConfig[] = []
   const taken = new Set<string>()
+  // Keys that are already names as they stand: no other key's name may take one of them.
+  const normalizedKeys = new Set(Object.keys(map as Record<string, unknown>).filter((k) => normalizeServerName(k) === k))
   for (const [key, raw] of Object.entries(map as Record<string, unknown>)) {
     const where = `${file}: mcpServers.${key}`
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${where} must be an object`)
     const s = raw as Record<string, unknown>
+    checkNearMisses(s, SERVER_KEYS, where)
     for (const flag of ['disabled', 'enabled'] as const) {
       if (s[flag] !== undefined && typeof s[flag] !== 'boolean') throw new ConfigError(`${where}.${flag} must be true or false`)
     }
     if (s.disabled === true || s.enabled === false) continue
+    // A key already in normal form keeps its name; the others take the next free `_N` after
+    // them (`a.b` beside `a_b_2` must not become `a_b_2`).
     let name = normalizeServerName(key)
-    for (let i = 2; taken.has(name); i++) name = `${normalizeServerName(key)}_${i}`
+    for (let i = 2; taken.has(name) || (name !== key && normalizedKeys.has(name)); i++) name = `${normalizeServerName(key)}_${i}`
     taken.add(name)
     for (const field of ['type', 'transport', 'cwd', 'command', 'url'] as const) {
       if (s[field] !== undefined && typeof s[field] !== 'string') throw new ConfigError(`${where}.${field} must be a string`)
@@ -165,7 +213,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       if (typeof s.url !== 'string') throw new ConfigError(`${where}.url must be a string`)
       let url: URL
       try {
-        url = new URL(expand(s.url, env))
+        url = new URL(expand(s.url, env, `${where}.url`))
       } catch {
         throw new ConfigError(`${where}.url is not a valid URL: ${s.url}`)
       }
@@ -175,7 +223,7 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
         throw new ConfigError(`${where}.url holds a user name or password: give credentials as a header (headers: { "Authorization": "Basic …" }), never in the URL`)
       }
       const headers = stringMap(s.headers, `${where}.headers`)
-      if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env)
+      if (headers) for (const k of Object.keys(headers)) headers[k] = expand(headers[k], env, `${where}.headers.${k}`)
       servers.push({ name, key, transport: type === 'sse' ? 'sse' : 'http', url: url.href, headers, alwaysLoad, prefix })
       continue
     }
@@ -184,14 +232,16 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
       throw new ConfigError(`${where}.args must be a list of strings`)
     }
     const envMap = stringMap(s.env, `${where}.env`)
-    if (envMap) for (const k of Object.keys(envMap)) envMap[k] = expand(envMap[k], env)
-    const cwd = typeof s.cwd === 'string' ? path.resolve(path.dirname(file), expand(s.cwd, env)) : undefined
+    if (envMap) for (const k of Object.keys(envMap)) envMap[k] = expand(envMap[k], env, `${where}.env.${k}`)
+    const cwd = typeof s.cwd === 'string' ? path.resolve(path.dirname(file), expand(s.cwd, env, `${where}.cwd`)) : undefined
+    const command = expand(s.command, env, `${where}.command`)
+    if (!command.trim()) throw new ConfigError(`${where}.command is empty once its variables are expanded`)
     servers.push({
       name,
       key,
       transport: 'stdio',
-      command: expand(s.command, env),
-      args: ((s.args as string[] | undefined) ?? []).map((a) => expand(a, env)),
+      command,
+      args: ((s.args as string[] | undefined) ?? []).map((a, i) => expand(a, env, `${where}.args[${i}]`)),
       env: envMap,
       cwd,
       alwaysLoad,
@@ -216,12 +266,8 @@ export function parseConfig(data: unknown, file = '<config>', env: NodeJS.Proces
 
 /** Read and parse a config file. */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  let text: string
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (e) {
-    throw new ConfigError(`cannot read config ${file}: ${(e as Error).message}`)
-  }
+  // A regular file only: a FIFO would block and /dev/zero fill memory.
+  const text = readFileText(file, 'config', (message) => new ConfigError(message))
   let data: unknown
   try {
     data = JSON.parse(text)

@@ -171,6 +171,9 @@ class UpstreamRpcError extends Error {
   }
 }
 
+/** A tool name MCP clients and model APIs accept (the MCP specification's rule). */
+const VALID_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
 /** Results the gateway made itself (refusals, failures), as opposed to an upstream's own results. */
 const MADE = new WeakSet<object>()
 
@@ -556,8 +559,11 @@ export class Gateway {
     server.setRequestHandler(T.SetLevelRequestSchema, async () => ({}))
     server.setRequestHandler(T.ListToolsRequestSchema, async () => {
       await this.waitStartup()
+      // A tool listed directly must have a name clients and model APIs take (MCP's rule:
+      // letters, digits, `_`, `-`, `.`, at most 128); one that has not stays reachable through
+      // the execute tool only.
       const direct = this.tools
-        .filter((t) => t.alwaysLoad)
+        .filter((t) => t.alwaysLoad && VALID_TOOL_NAME.test(t.directName ?? t.name))
         .map((t) => {
           const { name: _n, ...rest } = t.source
           return { ...rest, name: t.directName ?? t.name, inputSchema: t.source.inputSchema ?? { type: 'object' } }

@@ -84,7 +84,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** The Host headers a loopback-bound gateway accepts: its own address and the localhost forms, with the port. */
-function allowedHostsOf(host: string, port: number): string[] {
+export function allowedHostsOf(host: string, port: number): string[] {
   const h = host.trim().replace(/^\[(.*)\]$/, '$1')
   const names = new Set(['127.0.0.1', 'localhost', '[::1]'])
   if (isIPv6(h)) {
@@ -92,7 +92,8 @@ function allowedHostsOf(host: string, port: number): string[] {
     const c = canonicalIPv6(h)
     if (c) names.add(c)
   } else names.add(h)
-  return [...names].map((n) => `${n}:${port}`)
+  // On port 80 clients leave the port out of the Host header (it is the default).
+  return [...names].flatMap((n) => (port === 80 ? [`${n}:${port}`, n] : [`${n}:${port}`]))
 }
 
 /** Answer an HTTP request with a JSON-RPC error (no request id: the request was not taken). */
@@ -375,12 +376,13 @@ export async function runServe(argv: string[]): Promise<number> {
   if (scoring !== 'enhanced' && scoring !== 'compat') return fail('--scoring takes enhanced or compat')
   let port: number | undefined
   if (values.http !== undefined) {
-    port = Number(values.http)
+    // Digits only: Number() would take '' (port 0, a random one), 1e3 and 0x50.
+    port = /^\d{1,5}$/.test(String(values.http)) ? Number(values.http) : Number.NaN
     if (!Number.isInteger(port) || port < 0 || port > 65535) return fail('--http takes a port number (0-65535)')
   } else if (values.host !== undefined || values.token !== undefined || values['max-sessions'] !== undefined) {
     return fail('--host, --token and --max-sessions need --http')
   }
-  const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions'])
+  const maxSessions = values['max-sessions'] === undefined ? undefined : /^\d{1,7}$/.test(String(values['max-sessions'])) ? Number(values['max-sessions']) : Number.NaN
   if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 1_000_000)) {
     return fail('--max-sessions takes a whole number from 1 to 1000000')
   }

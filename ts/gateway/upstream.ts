@@ -90,15 +90,50 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
   return false
 }
 
-/** Why the gateway cannot handle a listed tool (nested too deeply, or not serializable), or undefined. */
-function toolProblem(tool: UpstreamTool): string | undefined {
-  if (nestsDeeperThan(tool, MAX_TOOL_DEPTH)) return `nested deeper than ${MAX_TOOL_DEPTH} levels`
-  try {
-    JSON.stringify(tool)
-  } catch (e) {
-    return `not serializable (${(e as Error)?.message ?? e})`
+/**
+ * Every page of an MCP client's `tools/list` (up to `MAX_LIST_PAGES`), each tool as the server
+ * sent it; `truncated` when pages were left. A plain request, not `client.listTools`: that
+ * compiles every tool's outputSchema (a call's result is checked by the client, never here), and
+ * one schema it cannot compile fails the list. A page is taken as any paginated result: each tool
+ * is checked on its own (`checkedTool`), so one malformed tool is left out instead of failing the
+ * list.
+ */
+export async function listToolPages(client: any, timeoutMs: number): Promise<{ tools: unknown[]; truncated: boolean }> {
+  const tools: unknown[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const res = (await withDeadline(
+      client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, loadSdk().types.PaginatedResultSchema, { timeout: timeoutMs }),
+      timeoutMs,
+      `tools/list did not answer within ${timeoutMs} ms`,
+    )) as { tools?: unknown; nextCursor?: string }
+    if (!Array.isArray(res.tools)) throw new Error('tools/list answered without a list of tools')
+    // One at a time: a page's tools spread into push() would be as many arguments, past the engine's limit (about 125,000).
+    for (const t of res.tools) tools.push(t)
+    cursor = res.nextCursor
+    if (!cursor) break
   }
-  return undefined
+  return { tools, truncated: cursor !== undefined }
+}
+
+/**
+ * A listed tool as the gateway can handle it (the MCP shape, checked by the SDK's own schema,
+ * nested no deeper than `MAX_TOOL_DEPTH`, serializable), or why it cannot.
+ */
+export function checkedTool(tool: unknown): { tool: UpstreamTool } | { problem: string } {
+  if (nestsDeeperThan(tool, MAX_TOOL_DEPTH)) return { problem: `nested deeper than ${MAX_TOOL_DEPTH} levels` }
+  const parsed = loadSdk().types.ToolSchema.safeParse(tool) as { success: boolean; data?: UpstreamTool; error?: { issues?: { path?: unknown[]; message?: string }[] } }
+  if (!parsed.success) {
+    const issue = parsed.error?.issues?.[0]
+    const where = issue?.path?.length ? issue.path.join('.') : 'the tool'
+    return { problem: `not an MCP tool (${where}: ${issue?.message ?? 'invalid'})` }
+  }
+  try {
+    JSON.stringify(parsed.data)
+  } catch (e) {
+    return { problem: `not serializable (${(e as Error)?.message ?? e})` }
+  }
+  return { tool: parsed.data as UpstreamTool }
 }
 
 /**
@@ -283,44 +318,30 @@ export class Upstream {
     }
   }
 
-  private async listAll(client: any): Promise<UpstreamTool[]> {
-    const out: UpstreamTool[] = []
-    let cursor: string | undefined
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      // A plain request, not client.listTools: that compiles every tool's outputSchema (a call's
-      // result is checked by the client, never here), and one schema it cannot compile fails the list.
-      const res = await withDeadline(
-        client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, loadSdk().types.ListToolsResultSchema, { timeout: this.settings.listTimeoutMs }),
-        this.settings.listTimeoutMs,
-        `tools/list did not answer within ${this.settings.listTimeoutMs} ms`,
-      ) as { tools: UpstreamTool[]; nextCursor?: string }
-      // One at a time: a page's tools spread into push() would be as many arguments, past the engine's limit (about 125,000).
-      for (const t of res.tools) out.push(t)
-      cursor = res.nextCursor
-      if (!cursor) break
+  private async listAll(client: any): Promise<unknown[]> {
+    const { tools, truncated } = await listToolPages(client, this.settings.listTimeoutMs)
+    if (truncated) {
+      this.log.log('warn', 'tools_truncated', `tools/list still had pages after ${MAX_LIST_PAGES}; the first ${tools.length} tools are used`, { server: this.name, tools: tools.length })
     }
-    if (cursor) {
-      this.log.log('warn', 'tools_truncated', `tools/list still had pages after ${MAX_LIST_PAGES}; the first ${out.length} tools are used`, { server: this.name, tools: out.length })
-    }
-    return out
+    return tools
   }
 
   /**
    * The listed tools the gateway can handle; the others are left out, logged and counted in
    * `leftOut`, and the server's other tools stay available.
    */
-  private usable(listed: UpstreamTool[]): UpstreamTool[] {
+  private usable(listed: unknown[]): UpstreamTool[] {
     const tools: UpstreamTool[] = []
     const names: string[] = []
     let why: string | undefined
     for (const t of listed) {
-      const problem = toolProblem(t)
-      if (problem === undefined) {
-        tools.push(t)
+      const checked = checkedTool(t)
+      if ('tool' in checked) {
+        tools.push(checked.tool)
         continue
       }
-      why ??= problem
-      if (names.length < NAMES_LOGGED) names.push(String(t?.name).slice(0, 100))
+      why ??= checked.problem
+      if (names.length < NAMES_LOGGED) names.push(String((t as { name?: unknown } | null)?.name).slice(0, 100))
     }
     const count = listed.length - tools.length
     this.leftOut = count ? { count, why: why! } : undefined
