@@ -58,8 +58,13 @@ function checkNames(names: readonly string[], keep: readonly boolean[]): { index
   const skipped: SkippedTool[] = []
   const seen = new Set<string>()
   keep.forEach((k, i) => {
-    if (!k) return
     const name = names[i]
+    // A tool left out of the index (core, alwaysLoad, excluded) still holds its name: a later
+    // tool of that name is a duplicate, as the execute tool finds the first of a name.
+    if (!k) {
+      seen.add(nameKey(name))
+      return
+    }
     if (name.length === 0 || name.length > LIMITS.nameLength) {
       skipped.push({ index: i, name: name.slice(0, 200), reason: name.length === 0 ? 'empty_name' : 'name_too_long' })
       return

@@ -379,10 +379,11 @@ export async function executeTool(
 const MAX_LEAVES = 100_000
 
 /**
- * What an input holds, to tell whether a permission hook changed it in place: every own
- * enumerable property reachable from it, as key and value (a primitive, or an object by
- * identity), with each object's key count and a date's time. Undefined when it holds more than
- * `MAX_LEAVES` or a property cannot be read (a throwing getter): then it counts as changed.
+ * What an input holds, to tell whether a permission hook changed it in place: every own property
+ * (any key, enumerable or not) of every object reachable from it through properties and
+ * prototypes, as key and descriptor (a data value, a primitive or an object by identity; an
+ * accessor's functions, never called), with each object's prototype and a date's time.
+ * Undefined when it holds more than `MAX_LEAVES` or a trap throws: then it counts as changed.
  * Contents kept in internal slots (a Map's entries, a URL's parts) are not looked at.
  */
 function leavesOf(value: unknown): unknown[] | undefined {
@@ -397,11 +398,15 @@ function leavesOf(value: unknown): unknown[] | undefined {
       if (v === null || (typeof v !== 'object' && typeof v !== 'function') || seen.has(v)) continue
       seen.add(v)
       if (v instanceof Date) out.push(v.getTime())
-      const keys = Object.keys(v)
+      const proto = Reflect.getPrototypeOf(v)
+      out.push(proto)
+      stack.push(proto)
+      const keys = Reflect.ownKeys(v)
       out.push(keys.length)
       for (const k of keys) {
-        out.push(k)
-        stack.push((v as Record<string, unknown>)[k])
+        const d = Reflect.getOwnPropertyDescriptor(v, k)
+        out.push(k, d?.enumerable, d?.get, d?.set)
+        if (d && 'value' in d) stack.push(d.value)
       }
     }
   } catch {

@@ -103,9 +103,11 @@ function selectLookup(tools: readonly ToolLike[], isDeferred: (t: ToolLike) => b
   const all = new Map<string, string>()
   const aliasesDeferred = new Map<string, string>()
   const aliasesAll = new Map<string, string>()
+  const names = new Set<string>()
   for (const t of tools) {
     const name = fieldOrUndefined<unknown>(t, 'name')
     if (typeof name !== 'string') continue
+    names.add(name)
     let d = false
     try {
       d = isDeferred(t)
@@ -122,8 +124,10 @@ function selectLookup(tools: readonly ToolLike[], isDeferred: (t: ToolLike) => b
       if (d && !aliasesDeferred.has(a)) aliasesDeferred.set(a, name)
     }
   }
+  // An alias never shadows a real name: a deferred tool's alias `Bash` must not answer
+  // `select:Bash` while a (core) tool is named Bash.
   for (const [a, n] of aliasesAll) if (!all.has(a)) all.set(a, n)
-  for (const [a, n] of aliasesDeferred) if (!deferred.has(a)) deferred.set(a, n)
+  for (const [a, n] of aliasesDeferred) if (!deferred.has(a) && !names.has(a)) deferred.set(a, n)
   return { deferred, all }
 }
 

@@ -80,28 +80,37 @@ const KEYWORDS_2019 = ['unevaluatedProperties', 'unevaluatedItems', 'dependentRe
 /** Keywords only 2020-12 defines. */
 const KEYWORDS_2020 = ['prefixItems', '$dynamicRef', '$dynamicAnchor']
 
+/** The most objects a schema may hold: the walk below must see all of them to choose its draft. */
+export const MAX_SCHEMA_OBJECTS = 10_000
+
 interface Traits {
   d4: boolean
   d2019: boolean
   d2020: boolean
-  /** The longest `enum` anywhere. */
-  longestEnum: number
+  /** The values of every `enum` together (ajv's compile time grows with each one's square). */
+  enumValues: number
+  /** Whether the schema holds more than `MAX_SCHEMA_OBJECTS` objects (then it is not walked to the end). */
+  tooLarge: boolean
 }
 
-/** One walk over the schema (at most 10,000 objects): the draft its keywords need, and its largest enum. */
+/** One walk over the schema (at most `MAX_SCHEMA_OBJECTS` objects): the draft its keywords need, and its enums' size. */
 function traitsOf(schema: unknown): Traits {
-  const t: Traits = { d4: false, d2019: false, d2020: false, longestEnum: 0 }
+  const t: Traits = { d4: false, d2019: false, d2020: false, enumValues: 0, tooLarge: false }
   const seen = new Set<object>()
   const stack: unknown[] = [schema]
   while (stack.length) {
     const node = stack.pop()
     if (node === null || typeof node !== 'object' || seen.has(node)) continue
     seen.add(node)
-    if (seen.size > 10_000) break
+    if (seen.size > MAX_SCHEMA_OBJECTS) {
+      // A keyword or an enum past the walk would go unseen: the schema is refused instead.
+      t.tooLarge = true
+      break
+    }
     if (Array.isArray(node)) {
       if (node.length > MAX_ENUM_VALUES) {
         // a long array: only its length matters here (an enum, or items nobody walks further)
-        t.longestEnum = Math.max(t.longestEnum, node.length)
+        t.enumValues += node.length
         continue
       }
       for (const v of node) if (v !== null && typeof v === 'object') stack.push(v)
@@ -109,7 +118,7 @@ function traitsOf(schema: unknown): Traits {
     }
     const o = node as Record<string, unknown>
     if (typeof o.exclusiveMinimum === 'boolean' || typeof o.exclusiveMaximum === 'boolean') t.d4 = true
-    if (Array.isArray(o.enum)) t.longestEnum = Math.max(t.longestEnum, o.enum.length)
+    if (Array.isArray(o.enum) && o.enum.length <= MAX_ENUM_VALUES) t.enumValues += o.enum.length
     for (const k of KEYWORDS_2019) if (Object.prototype.hasOwnProperty.call(o, k)) t.d2019 = true
     for (const k of KEYWORDS_2020) if (Object.prototype.hasOwnProperty.call(o, k)) t.d2020 = true
     for (const v of Object.values(o)) if (v !== null && typeof v === 'object') stack.push(v)
@@ -126,17 +135,41 @@ function draftOf(schema: Record<string, unknown>, traits: Traits): Draft {
     if (declared.includes('draft-07') || declared.includes('draft-06')) return 'd7'
   }
   // Undeclared: the draft whose keywords the schema uses. A keyword a draft does not know is
-  // ignored by that draft, so `unevaluatedProperties: false` under draft-07 would accept anything.
+  // ignored by that draft, so `unevaluatedProperties: false` under draft-07 would accept anything;
+  // a schema that mixes draft-04's boolean bounds with 2019-09 / 2020-12 keywords fits no draft.
+  if (traits.d4 && (traits.d2019 || traits.d2020)) {
+    throw new Error('it mixes draft-04 keywords (a boolean exclusiveMinimum / exclusiveMaximum) with 2019-09 or 2020-12 ones, and no draft reads both; declare its $schema')
+  }
   if (traits.d4) return 'd4'
   if (traits.d2020) return 'd2020'
   if (traits.d2019) return 'd2019'
   return 'd7'
 }
 
+let named = 0
+
+/**
+ * Compile a schema that has no id of its own under a fresh one, so that a root `$ref: "#"`
+ * resolves (ajv resolves it against the root's id only), then drop ajv's entry for it.
+ */
+function compileNamed(ajv: Ajv, s: Record<string, unknown>, draft: Draft): ValidateFunction {
+  const withId = { ...s, [draft === 'd4' ? 'id' : '$id']: `urn:tool-index:schema:${++named}` }
+  try {
+    return ajv.compile(withId)
+  } finally {
+    try {
+      ajv.removeSchema(withId)
+    } catch {
+      // nothing registered
+    }
+  }
+}
+
 function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
   const traits = traitsOf(schema)
-  if (traits.longestEnum > MAX_ENUM_VALUES) {
-    throw new Error(`an enum of ${traits.longestEnum} values (the limit is ${MAX_ENUM_VALUES})`)
+  if (traits.tooLarge) throw new Error(`it holds more than ${MAX_SCHEMA_OBJECTS} objects`)
+  if (traits.enumValues > MAX_ENUM_VALUES) {
+    throw new Error(`its enums hold ${traits.enumValues} values in all (the limit is ${MAX_ENUM_VALUES})`)
   }
   const draft = draftOf(schema, traits)
   let s: Record<string, unknown> = schema
@@ -147,7 +180,15 @@ function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
   }
   const ajv = ajvFor(draft)
   try {
-    return ajv.compile(s)
+    try {
+      return ajv.compile(s)
+    } catch (e) {
+      // A root `$ref: "#"` (a recursive schema, as zod-to-json-schema writes one) resolves only
+      // against the root's id: a schema without one is compiled again under a fresh id.
+      const hasId = typeof s.$id === 'string' || typeof s.id === 'string'
+      if (hasId || !/can't resolve reference #/.test(String((e as Error)?.message))) throw e
+      return compileNamed(ajv, s, draft)
+    }
   } finally {
     // ajv keeps every compiled schema object in a Map for its own life; the WeakMap below is the
     // cache, so drop ajv's entry (an MCP server reconnecting 10k times retains nothing).
