@@ -11,11 +11,15 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /**
  * Per-tool int8-quantized unit vectors, upserted and removed by name; brute-force top-k by
- * cosine similarity. Errors carry `code` (`E_INVALID_ARG`, `E_INVALID_NUMBER`).
+ * cosine similarity. Errors carry `code` (`E_INVALID_ARG`, `E_INVALID_NUMBER`). Its native
+ * memory is reported to the JavaScript engine, so a dropped store is collected as its size
+ * asks; `dispose()` frees it at once.
  */
 export declare class NativeVectorStore {
   /** An empty store of `dim`-float vectors (1..=8192). */
   constructor(dim: number)
+  /** Free the stored vectors now instead of at garbage collection; the store is empty after. */
+  dispose(): void
   /** Vector length. */
   get dim(): number
   /** Number of tools stored. */

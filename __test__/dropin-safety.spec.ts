@@ -496,3 +496,28 @@ describe('an index under change while it is read, and the cache that hands it ou
     expect(index.at(-1)?.name).toBe('b')
   })
 })
+
+describe('ToolIndex methods called on something else', () => {
+  test('every method and getter on a wrong receiver is E_INVALID_ARG [regression: a TypeError without a code]', () => {
+    const index = ToolIndex.fromEntries([{ name: 'a', description: 'a tool' }])
+    const proto = ToolIndex.prototype as unknown as Record<string | symbol, unknown>
+    const members = ['search', 'rankToolSearch', 'keywordRank', 'keywordSearch', 'explain', 'upsert', 'remove', 'has', 'get', 'names', 'at', 'toArray', 'dispose']
+    for (const receiver of [{}, null, Object.create(ToolIndex.prototype)]) {
+      for (const m of members) {
+        let err: unknown
+        try {
+          ;(proto[m] as (...a: unknown[]) => unknown).call(receiver, 'x', 'y')
+        } catch (e) {
+          err = e
+        }
+        expect([m, (err as { code?: string })?.code]).toEqual([m, 'E_INVALID_ARG'])
+      }
+      for (const g of ['length', 'skipped', 'scoring', 'disposed']) {
+        const get = Object.getOwnPropertyDescriptor(ToolIndex.prototype, g)?.get as () => unknown
+        expect([g, (() => { try { get.call(receiver); return 'no error' } catch (e) { return (e as { code?: string }).code } })()]).toEqual([g, 'E_INVALID_ARG'])
+      }
+    }
+    // The real index is untouched.
+    expect(index.names()).toEqual(['a'])
+  })
+})

@@ -47,6 +47,8 @@ describe('native: array lengths are capped before anything is read', () => {
     'isDeferredTool coreTools huge': `return codeOf(() => n.isDeferredTool({ name: 'x' }, huge()))`,
     'tuning.weights huge': `return codeOf(() => new n.ToolIndex(${TOOLS}, { scoring: 'enhanced', tuning: { weights: huge() } }))`,
     'tuning.b huge': `return codeOf(() => new n.ToolIndex(${TOOLS}, { scoring: 'enhanced', tuning: { b: huge() } }))`,
+    // Regression: the vector store's names crossed as a Vec, allocated for 2^32 − 1 strings: SIGABRT.
+    'NativeVectorStore.upsertMany(huge)': `return codeOf(() => new n.NativeVectorStore(4).upsertMany(huge(), new Float32Array(4)))`,
   }
   for (const [name, body] of Object.entries(cases)) {
     test(name, () => {
@@ -54,6 +56,11 @@ describe('native: array lengths are capped before anything is read', () => {
       expect({ exit: r.code, out: r.out }).toEqual({ exit: 0, out: 'E_TOO_LARGE' })
     })
   }
+
+  test('a vector store name list whose element getter throws is a coded argument error', () => {
+    const r = child(`const a = ['a']; Object.defineProperty(a, 0, { get() { throw new Error('getter') } }); return codeOf(() => new n.NativeVectorStore(4).upsertMany(a, new Float32Array(4)))`)
+    expect({ exit: r.code, out: r.out }).toEqual({ exit: 0, out: 'E_INVALID_ARG' })
+  })
 
   test('a hole inside a short array is a coded argument error', () => {
     const r = child(`const a = [{ name: 'a' }]; a.length = 3; return codeOf(() => new n.ToolIndex(a))`)

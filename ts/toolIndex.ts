@@ -106,6 +106,13 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   /** @internal told when the holder changes the index (`upsert`, `remove`): see `watch`. */
   #onChange: (() => void) | undefined
 
+  /** A method called on something that is not an index (`ToolIndex.prototype.search.call({})`) is `E_INVALID_ARG`. */
+  static #brand(x: unknown): void {
+    if (typeof x !== 'object' || x === null || !(#live in x)) {
+      throw invalidArg('this is not a ToolIndex: call its methods on an index made by ToolIndex.fromEntries, buildToolIndex or getToolIndex')
+    }
+  }
+
   /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
   constructor(state: State) {
     if (!STATES.has(state)) {
@@ -143,21 +150,25 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Number of tools. */
   get length(): number {
+    ToolIndex.#brand(this)
     return this.#state.native.length
   }
 
   /** Tools the build left out: an empty or oversize name, or a name an earlier tool has. */
   get skipped(): readonly SkippedTool[] {
+    ToolIndex.#brand(this)
     return this.#state.skipped
   }
 
   /** The scoring mode. */
   get scoring(): Scoring {
+    ToolIndex.#brand(this)
     return this.#state.scoring
   }
 
   /** Search; see `searchTools`. */
   search(query: string, limit: number = DEFAULT_LIMIT): ToolSearchResult[] {
+    ToolIndex.#brand(this)
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     checkLength(query, LIMITS.queryLength, 'query')
     if (typeof limit !== 'number') {
@@ -192,6 +203,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     exactOutside?: string,
     keywordList?: readonly string[],
   ): RankedTool[] {
+    ToolIndex.#brand(this)
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     checkLength(query, LIMITS.queryLength, 'query')
     if (typeof maxResults !== 'number') {
@@ -244,6 +256,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
    * `mcp__`-prefix path), for tools kept outside the main index.
    */
   keywordRank(query: string, maxResults: number = DEFAULT_LIMIT, termsOnly = false): { path: 'exact' | 'prefix' | 'required' | 'terms'; hits: { name: string; score: number }[] } {
+    ToolIndex.#brand(this)
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     checkLength(query, LIMITS.queryLength, 'query')
     if (typeof maxResults !== 'number') {
@@ -257,6 +270,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** The keyword half of ToolSearch alone: names best first (exact / prefix paths score Infinity). */
   keywordSearch(query: string, maxResults: number = DEFAULT_LIMIT): { name: string; score: number }[] {
+    ToolIndex.#brand(this)
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     checkLength(query, LIMITS.queryLength, 'query')
     if (typeof maxResults !== 'number') {
@@ -272,6 +286,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
    * unknown name.
    */
   explain(query: string, name: string): Explanation | undefined {
+    ToolIndex.#brand(this)
     if (typeof query !== 'string') throw invalidArg(`query must be a string, got ${typeName(query)}`)
     if (typeof name !== 'string') throw invalidArg(`name must be a string, got ${typeName(name)}`)
     checkLength(query, LIMITS.queryLength, 'query')
@@ -283,6 +298,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Add entries or replace same-named ones (in place); results equal a fresh build. */
   upsert(entries: readonly ToolEntryInput[]): void {
+    ToolIndex.#brand(this)
     const stored = readingInput('the entries', () => {
       return copyToolArray<ToolEntryInput>(entries, 'entries').map(checkEntry)
     })
@@ -293,6 +309,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Remove tools by name; returns how many were present. */
   remove(names: Iterable<string>): number {
+    ToolIndex.#brand(this)
     const list = stringList(names, 'names')
     const s = this.#state
     this.#onChange?.()
@@ -301,22 +318,26 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Whether a tool of this name is indexed. */
   has(name: string): boolean {
+    ToolIndex.#brand(this)
     return this.#idOf(name) !== undefined
   }
 
   /** The entry of a tool by name. */
   get(name: string): ToolIndexEntry | undefined {
+    ToolIndex.#brand(this)
     const id = this.#idOf(name)
     return id === undefined ? undefined : this.#materialize(id)
   }
 
   /** Names in index order. */
   names(): string[] {
+    ToolIndex.#brand(this)
     return this.#ids().map((id) => (this.#state.byId[id] as Stored).name)
   }
 
   /** The i-th entry (negative counts from the end), like `Array.prototype.at`. */
   at(i: number): ToolIndexEntry | undefined {
+    ToolIndex.#brand(this)
     const ids = this.#ids()
     // As `Array.prototype.at`: NaN and undefined are 0.
     const t = Math.trunc(i) || 0
@@ -330,6 +351,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
    * is not visited, and removals that renumber the ids change nothing else.
    */
   *[Symbol.iterator](): Iterator<ToolIndexEntry> {
+    ToolIndex.#brand(this)
     const start = this.#state
     const names = this.#ids().map((id) => (start.byId[id] as Stored).name)
     for (const name of names) {
@@ -341,20 +363,24 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** All entries as a real array. */
   toArray(): ToolIndexEntry[] {
+    ToolIndex.#brand(this)
     return [...this]
   }
 
   map<T>(fn: (entry: ToolIndexEntry, index: number) => T): T[] {
+    ToolIndex.#brand(this)
     checkCallback(fn, 'map')
     return this.toArray().map(fn)
   }
 
   filter(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry[] {
+    ToolIndex.#brand(this)
     checkCallback(fn, 'filter')
     return this.toArray().filter(fn)
   }
 
   find(fn: (entry: ToolIndexEntry, index: number) => unknown): ToolIndexEntry | undefined {
+    ToolIndex.#brand(this)
     checkCallback(fn, 'find')
     let i = 0
     for (const e of this) if (fn(e, i++)) return e
@@ -362,11 +388,13 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 
   some(fn: (entry: ToolIndexEntry, index: number) => unknown): boolean {
+    ToolIndex.#brand(this)
     checkCallback(fn, 'some')
     return this.find(fn) !== undefined
   }
 
   forEach(fn: (entry: ToolIndexEntry, index: number) => void): void {
+    ToolIndex.#brand(this)
     checkCallback(fn, 'forEach')
     let i = 0
     for (const e of this) fn(e, i++)
@@ -405,6 +433,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /** Whether `dispose()` has been called. */
   get disposed(): boolean {
+    ToolIndex.#brand(this)
     return this.#disposed
   }
 
@@ -414,6 +443,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
    * disposed.) Also `using index = ...` through `Symbol.dispose`.
    */
   dispose(): void {
+    ToolIndex.#brand(this)
     if (this.#disposed) return
     this.#disposed = true
     const live = this.#live
@@ -423,6 +453,7 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
   }
 
   [Symbol.dispose](): void {
+    ToolIndex.#brand(this)
     this.dispose()
   }
 

@@ -67,6 +67,19 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 }
 
 impl VectorStore {
+    /// An estimate of the heap bytes the store holds (what the binding reports to the
+    /// JavaScript engine as external memory).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let names: usize = self.names.iter().flatten().map(|n| n.capacity()).sum();
+        names * 2
+            + self.names.capacity() * size_of::<Option<String>>()
+            + self.slot_of.capacity() * (size_of::<(String, usize)>() + 1)
+            + self.codes.capacity()
+            + self.scales.capacity() * size_of::<f32>()
+            + self.free.capacity() * size_of::<usize>()
+    }
+
     /// An empty store of `dim`-float vectors.
     pub fn new(dim: usize) -> Result<Self, IndexError> {
         if dim == 0 || dim > MAX_DIM {
@@ -171,7 +184,7 @@ impl VectorStore {
         }
     }
 
-    /// Remove every vector.
+    /// Remove every vector (and give back the tables' memory).
     pub fn clear(&mut self) {
         *self = Self::new(self.dim).expect("dimension already validated");
     }
