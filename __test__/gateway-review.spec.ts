@@ -931,47 +931,38 @@ describe('an HTTP status on one call', () => {
     })
     return { child, url: `http://127.0.0.1:${port}/mcp` }
   }
-  test.each([400, 413, 500])('HTTP %d: that call fails as http_error, another session sees none of its arguments, and the server stays', async (status) => {
-    const { child, url } = await started(status)
+  /**
+   * One call by session A to the bank server the fixture runs (`status`, `rpcCode`), then
+   * session B's search 200 ms later (after the ping a failure starts): the server stays listed.
+   */
+  const callThenSearch = async (status: number, rpcCode: number | undefined, account: string) => {
+    const { child, url } = await started(status, rpcCode)
     const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
     try {
       await g.start()
-      const a = newSession()
-      const b = newSession()
-      const out = await g.execute('mcp__bank__lookup', { account: 'ALICE-SECRET-4111' }, a)
-      expect(out).toMatchObject({ isError: true, structuredContent: { failed: 'http_error', server: 'bank' } })
-      expect(JSON.stringify(out)).not.toContain('ALICE-SECRET-4111')
-      // The ping after the failure answers: the server stays listed for everyone.
-      await new Promise((r) => setTimeout(r, 200))
-      const seen = await g.search('look up an account', 5, b)
-      expect(JSON.stringify(seen)).not.toContain('ALICE-SECRET-4111')
-      expect(seen.unavailable_servers).toEqual([])
-      expect(seen.matches.map((m) => m.name)).toEqual(['mcp__bank__lookup'])
-    } finally {
-      await g.close()
-      child.kill('SIGKILL')
-    }
-  }, 30_000)
-  test.each([404, 500, -32000])('a JSON-RPC error of code %d (an answer over HTTP 200) is the upstream\'s own: passed on, and the server stays [regression: positive codes read as HTTP statuses]', async (code) => {
-    const { child, url } = await started(200, code)
-    const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
-    try {
-      await g.start()
-      const a = newSession()
-      const b = newSession()
-      const failed = await g.execute('mcp__bank__lookup', { account: 'nope' }, a).then(
+      const call = await g.execute('mcp__bank__lookup', { account }, newSession()).then(
         (out) => ({ out }),
         (error: unknown) => ({ error: error as { message?: string; code?: number } }),
       )
-      expect(failed).toMatchObject({ error: { code, message: expect.stringContaining('no such account') } })
       await new Promise((r) => setTimeout(r, 200))
-      const seen = await g.search('look up an account', 5, b)
+      const seen = await g.search('look up an account', 5, newSession())
       expect(seen.unavailable_servers).toEqual([])
       expect(seen.matches.map((m) => m.name)).toEqual(['mcp__bank__lookup'])
+      return { call, seen }
     } finally {
       await g.close()
       child.kill('SIGKILL')
     }
+  }
+  test.each([400, 413, 500])('HTTP %d: that call fails as http_error, another session sees none of its arguments, and the server stays', async (status) => {
+    const { call, seen } = await callThenSearch(status, undefined, 'ALICE-SECRET-4111')
+    expect(call).toMatchObject({ out: { isError: true, structuredContent: { failed: 'http_error', server: 'bank' } } })
+    expect(JSON.stringify(call)).not.toContain('ALICE-SECRET-4111')
+    expect(JSON.stringify(seen)).not.toContain('ALICE-SECRET-4111')
+  }, 30_000)
+  test.each([404, 500, -32000])('a JSON-RPC error of code %d (an answer over HTTP 200) is the upstream\'s own: passed on, and the server stays [regression: positive codes read as HTTP statuses]', async (code) => {
+    const { call } = await callThenSearch(200, code, 'nope')
+    expect(call).toMatchObject({ error: { code, message: expect.stringContaining('no such account') } })
   }, 30_000)
 })
 

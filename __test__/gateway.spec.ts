@@ -267,7 +267,11 @@ function behaviour(mode: string, h: () => Harness) {
     // late_tool is alwaysLoad: the gateway's own list changes, and it says so.
     await exec('mcp__flaky__add_tool', { name: 'late_tool', description: 'A tool that arrives late' })
     await until('tools/list_changed from the gateway', async () => h().listChanged() > before)
-    const { tools } = await h().client.listTools()
+    // A notice of an earlier change may arrive first (under load): the listing is polled.
+    const tools = await until('late_tool in tools/list', async () => {
+      const listed = (await h().client.listTools()).tools
+      return listed.some((t) => t.name === 'mcp__flaky__late_tool') && listed
+    })
     expect(tools.map((t) => t.name)).toContain('mcp__flaky__late_tool')
     expect(h().stderr()).toContain('tool list changed')
   }, 30_000)
@@ -643,7 +647,7 @@ describe('gateway in process (library API)', () => {
       expect(g.cache.stats.builds).toBe(1)
       await g.search('select:mcp__flaky__add_tool', 1, session)
       const r = await g.execute('mcp__flaky__add_tool', { name: 'weather_report', description: 'Report the weather for a city' }, session)
-      expect(r.isError).toBeFalsy()
+      expect(r).not.toMatchObject({ isError: true })
       await until('weather_report in the index', async () => (await g.search('weather for a city', 3, session)).matches.some((m) => m.name === 'mcp__flaky__weather_report'))
       expect(g.cache.stats.builds).toBe(1)
       expect(g.cache.stats.updates).toBeGreaterThanOrEqual(1)

@@ -375,13 +375,16 @@ export async function executeTool(
   return { tool_name: target, result }
 }
 
+/** Prototypes `leavesOf` compares by identity only. */
+const BUILTIN_PROTOTYPES = new Set<object | null>([null, Object.prototype, Array.prototype, Function.prototype, Date.prototype, RegExp.prototype, Map.prototype, Set.prototype, String.prototype, Number.prototype, Boolean.prototype])
+
 /** The most leaves `leavesOf` records; past them an input counts as changed by the permission hooks. */
 const MAX_LEAVES = 100_000
 
 /**
  * What an input holds, to tell whether a permission hook changed it in place: every own property
  * (any key, enumerable or not) of every object reachable from it through properties and
- * prototypes, as key and descriptor (a data value, a primitive or an object by identity; an
+ * prototypes other than the engine's own, as key and descriptor (a data value, a primitive or an object by identity; an
  * accessor's functions, never called), with each object's prototype and a date's time.
  * Undefined when it holds more than `MAX_LEAVES` or a trap throws: then it counts as changed.
  * Contents kept in internal slots (a Map's entries, a URL's parts) are not looked at.
@@ -398,9 +401,12 @@ function leavesOf(value: unknown): unknown[] | undefined {
       if (v === null || (typeof v !== 'object' && typeof v !== 'function') || seen.has(v)) continue
       seen.add(v)
       if (v instanceof Date) out.push(v.getTime())
+      // The prototype by identity; walked only when it is not one of the engine's own (whose
+      // change is a global one, not an edit of this input, and whose functions the engine may
+      // fill in lazily).
       const proto = Reflect.getPrototypeOf(v)
       out.push(proto)
-      stack.push(proto)
+      if (!BUILTIN_PROTOTYPES.has(proto as object)) stack.push(proto)
       const keys = Reflect.ownKeys(v)
       out.push(keys.length)
       for (const k of keys) {
