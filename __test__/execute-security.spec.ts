@@ -728,3 +728,20 @@ describe('schemas and names that hid a tool\'s rules', () => {
     expect(out.skipped_tools).toEqual(['mcp__a__x'])
   })
 })
+
+describe('patterns of different schemas', () => {
+  test('each schema checks its input against its own pattern [regression: every pattern of an ajv instance was the first one compiled]', async () => {
+    const tools = [
+      target('mcp__p__ok', { inputJSONSchema: { type: 'object', properties: { title: { type: 'string', pattern: '^ok' } } } }),
+      target('mcp__p__name', { inputJSONSchema: { type: 'object', properties: { title: { type: 'string', pattern: '^[a-z_]{1,40}$' } } } }),
+      target('mcp__p__path', { inputJSONSchema: { type: 'object', properties: { title: { type: 'string', pattern: '^/tmp/' } } } }),
+    ]
+    const call = (t: TestTool, title: string) => executeTool({ tool_name: t.name, params: { title } }, ctx(...tools), allow)
+    expect((await call(tools[0], 'ok then')).refused).toBeUndefined()
+    expect((await call(tools[1], 'weather_report')).refused).toBeUndefined()
+    expect((await call(tools[1], 'ok Then')).refused).toBe('invalid_params')
+    expect((await call(tools[2], '/tmp/x')).refused).toBeUndefined()
+    expect((await call(tools[2], 'ok /etc/passwd')).refused).toBe('invalid_params')
+    expect(tools.map((t) => t.call.mock.calls.length)).toEqual([1, 1, 1])
+  })
+})

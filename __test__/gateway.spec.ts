@@ -647,7 +647,7 @@ describe('gateway in process (library API)', () => {
       expect(g.cache.stats.builds).toBe(1)
       await g.search('select:mcp__flaky__add_tool', 1, session)
       const r = await g.execute('mcp__flaky__add_tool', { name: 'weather_report', description: 'Report the weather for a city' }, session)
-      expect(r).not.toMatchObject({ isError: true })
+      expect(JSON.stringify(r)).not.toContain('"isError":true')
       await until('weather_report in the index', async () => (await g.search('weather for a city', 3, session)).matches.some((m) => m.name === 'mcp__flaky__weather_report'))
       expect(g.cache.stats.builds).toBe(1)
       expect(g.cache.stats.updates).toBeGreaterThanOrEqual(1)

@@ -20,10 +20,16 @@ export const MAX_INPUT_DEPTH = 256
 /** Values (objects, arrays, strings, ...) beyond this are refused before any schema sees the input. */
 export const MAX_INPUT_NODES = 1_000_000
 
-/** Patterns run on RE2JS: linear time, so no pattern can hang the process. */
-function linearRegExp(pattern: string): { test: (s: string) => boolean } {
+/**
+ * Patterns run on RE2JS: linear time, so no pattern can hang the process. ajv keeps one compiled
+ * pattern per `toString()` of the object returned here (a RegExp's is `/source/flags`): without a
+ * `toString` of its own, every pattern of an ajv instance was `[object Object]`, and a schema's
+ * pattern checked its input against the first pattern that instance had compiled.
+ */
+function linearRegExp(pattern: string, flags = ''): { test: (s: string) => boolean; toString: () => string } {
   const re = RE2JS.compile(pattern)
-  return { test: (s: string) => re.test(s) }
+  const key = `/${pattern}/${flags}`
+  return { test: (s: string) => re.test(s), toString: () => key }
 }
 linearRegExp.code = 'linearRegExp'
 
