@@ -407,11 +407,13 @@ describeInstall(`packed install (${TRIPLE ?? 'unsupported platform'})`, () => {
     expect(main.files).toContain('CHANGELOG.md')
     expect(main.files).toContain('index.js')
     expect(main.files).toContain('index.d.ts')
+    expect(main.files).toContain('native.js')
+    expect(main.files).toContain('runtime.js')
     expect(main.files).toContain('dist/index.js')
     expect(main.files).toContain('dist/index.d.ts')
     expect(main.files).toContain('catalog/default-catalog.json')
     if (PKG.bin) for (const bin of Object.values(PKG.bin)) expect(main.files).toContain(bin.replace(/^\.\//, ''))
-    const allowed = /^(package\.json|LICENSE|README\.md|CHANGELOG\.md|index\.js|index\.d\.ts|dist\/.+\.(js|d\.ts|map)|catalog\/default-catalog\.json)$/
+    const allowed = /^(package\.json|LICENSE|README\.md|CHANGELOG\.md|index\.js|index\.d\.ts|native\.js|runtime\.js|dist\/.+\.(js|d\.ts|map)|catalog\/default-catalog\.json)$/
     expect(main.files.filter((f) => !allowed.test(f))).toEqual([])
     expect(plat.files).toEqual(['LICENSE', 'README.md', `${BINARY}.${triple}.node`, 'package.json'].sort())
   }, INSTALL_TIMEOUT_MS)

@@ -45,7 +45,7 @@ const NO_YIELD_VARIANTS = ['native', 'native+dispose', 'fromEntries', 'fromEntri
 /** Run `cycles` build/drop cycles of `size` tools without yielding; returns RSS figures in MB. */
 async function noYieldChild(variant, cycles, size) {
   const mb = (b) => Math.round((b / 1048576) * 10) / 10
-  const native = require(join(here, '..', 'index.js'))
+  const native = require(join(here, '..', 'native.js'))
   const all = JSON.parse(readFileSync(join(here, '..', 'catalog', 'default-catalog.json'), 'utf8')).tools
   const tools = []
   for (let i = 0; tools.length < size; i++) {

@@ -157,12 +157,19 @@ pub fn max_list_length() -> u32 {
     engine::MAX_LIST_LEN as u32
 }
 
-/// Declares this module's Node-API version to Node as `NAPI_VERSION_EXPERIMENTAL`, under which
-/// Node runs the module's finalizers during garbage collection instead of queueing them for a
-/// later turn of the event loop (so a dropped index's native memory comes back even in a loop
-/// that never yields). Every finalizer of this module only frees Rust memory and calls
-/// GC-safe Node-API functions.
+/// Declares this module's Node-API version to the runtime. By default it is
+/// `NAPI_VERSION_EXPERIMENTAL`, under which the runtime runs the module's finalizers during
+/// garbage collection instead of queueing them for a later turn of the event loop (so a dropped
+/// index's native memory comes back even in a loop that never yields). Every finalizer of this
+/// module only frees Rust memory and calls Node-API functions that runtimes allow there since
+/// Node 20.18.3, 22.13.0, 23.5.0 and Bun 1.4.0. On an older Node the package's loader
+/// (`native.js`) sets `TOOL_INDEX_DEFER_FINALIZERS=1` before loading, and the module declares
+/// version 8, the default of a module that declares none.
 #[no_mangle]
 pub extern "C" fn node_api_module_get_api_version_v1() -> i32 {
-    i32::MAX
+    if std::env::var_os("TOOL_INDEX_DEFER_FINALIZERS").is_some_and(|v| v == "1") {
+        8
+    } else {
+        i32::MAX
+    }
 }

@@ -14,7 +14,7 @@ const require = createRequire(join(REPO_DIR, 'package.json'))
 
 let nativeCache = null
 export function loadNative() {
-  if (!nativeCache) nativeCache = require(join(REPO_DIR, 'index.js'))
+  if (!nativeCache) nativeCache = require(join(REPO_DIR, 'native.js'))
   return nativeCache
 }
 
