@@ -922,8 +922,13 @@ describe('an HTTP status on one call', () => {
   // An answer's text may quote the call's arguments; what every session's search shows as the
   // server's error must not carry it, and one refused call must not take the server down.
   const HTTP_ERROR = require('node:path').join(__dirname, 'fixtures', 'gateway', 'http-error-server.mjs') as string
-  const started = async (status: number, rpcCode?: number) => {
-    const env = { ...process.env, HTTP_ERROR_STATUS: String(status), ...(rpcCode === undefined ? {} : { RPC_ERROR_CODE: String(rpcCode) }) }
+  const started = async (status: number, rpcCode?: number, callAnswer?: string) => {
+    const env = {
+      ...process.env,
+      HTTP_ERROR_STATUS: String(status),
+      ...(rpcCode === undefined ? {} : { RPC_ERROR_CODE: String(rpcCode) }),
+      ...(callAnswer === undefined ? {} : { CALL_ANSWER: callAnswer }),
+    }
     const child = require('node:child_process').spawn('node', [HTTP_ERROR], { env, stdio: ['ignore', 'pipe', 'inherit'] })
     const port = await new Promise<number>((resolve, reject) => {
       child.stdout.once('data', (d: Buffer) => resolve(Number(/port (\d+)/.exec(String(d))?.[1])))
@@ -935,8 +940,8 @@ describe('an HTTP status on one call', () => {
    * One call by session A to the bank server the fixture runs (`status`, `rpcCode`), then
    * session B's search 200 ms later (after the ping a failure starts): the server stays listed.
    */
-  const callThenSearch = async (status: number, rpcCode: number | undefined, account: string) => {
-    const { child, url } = await started(status, rpcCode)
+  const callThenSearch = async (status: number, rpcCode: number | undefined, account: string, callAnswer?: string) => {
+    const { child, url } = await started(status, rpcCode, callAnswer)
     const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
     try {
       await g.start()
@@ -963,6 +968,14 @@ describe('an HTTP status on one call', () => {
   test.each([404, 500, -32000])('a JSON-RPC error of code %d (an answer over HTTP 200) is the upstream\'s own: passed on, and the server stays [regression: positive codes read as HTTP statuses]', async (code) => {
     const { call } = await callThenSearch(200, code, 'nope')
     expect(call).toMatchObject({ error: { code, message: expect.stringContaining('no such account') } })
+  }, 30_000)
+  test('a result that is not a CallToolResult fails that call as invalid_result, and the server stays [regression: read as no answer, it took the server down for every session]', async () => {
+    const { call } = await callThenSearch(200, undefined, 'x', 'bad-result')
+    expect(call).toMatchObject({ out: { isError: true, structuredContent: { failed: 'invalid_result', server: 'bank' } } })
+  }, 30_000)
+  test('an answer of another content type (a page of HTML) fails that call as http_error, not as a bare JSON-RPC error of code -1', async () => {
+    const { call } = await callThenSearch(200, undefined, 'x', 'html')
+    expect(call).toMatchObject({ out: { isError: true, structuredContent: { failed: 'http_error', server: 'bank' } } })
   }, 30_000)
 })
 
@@ -1006,6 +1019,11 @@ describe('tools an upstream lists that MCP does not allow', () => {
       expect(direct).toContain('relist')
       expect(direct).not.toContain('my tool/x')
       expect(direct).not.toContain('no_schema')
+      // Nor called directly, by its bare or its full name [regression: it ran, never listed].
+      for (const name of ['my tool/x', 'mcp__odd__my tool/x']) {
+        const r = await client.callTool({ name, arguments: {} }).then((x: unknown) => ({ ran: x }), (e: { code?: number }) => ({ code: e.code }))
+        expect(r).toEqual({ code: -32602 })
+      }
       // Still reachable through the execute tool.
       expect(await g.execute('mcp__odd__my tool/x', {}, s)).toMatchObject({ content: [{ text: expect.stringContaining('ran my tool/x') }] })
     } finally {

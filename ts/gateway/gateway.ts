@@ -273,6 +273,9 @@ export class Gateway {
    * server that is not ready now (listed before, or named in its `alwaysLoad` list).
    */
   private directTarget(name: string): string | undefined {
+    // A name clients refuse is never listed, so it is never called directly either (it stays
+    // reachable through the execute tool).
+    if (!VALID_TOOL_NAME.test(name)) return undefined
     const t = this.directByName.get(name)
     if (t) return t.name
     if (isFullName(name)) return this.isDirectName(name) ? name : undefined

@@ -48,7 +48,7 @@ export interface UpstreamEvents {
 }
 
 /** Why a call got no answer from its upstream: down before it, past its deadline, or the connection closed during it. */
-export type UpstreamFailure = 'unavailable' | 'timeout' | 'connection_closed' | 'http_error'
+export type UpstreamFailure = 'unavailable' | 'timeout' | 'connection_closed' | 'http_error' | 'invalid_result'
 
 /** Why a request to an upstream failed without an answer from it. */
 export class UpstreamUnavailableError extends Error {
@@ -140,14 +140,22 @@ export function checkedTool(tool: unknown): { tool: UpstreamTool } | { problem: 
  * How a request over HTTP failed: undefined for a JSON-RPC error (an `McpError`: the upstream's
  * own answer, whatever its code; JSON-RPC lets a server use positive codes such as 404), else
  * the HTTP status the transport's error carries (a positive `code`), `'no answer'` when it has
- * no code at all (the fetch itself failed), or undefined for a transport error with another
- * code.
+ * no code at all (the fetch itself failed), or `'odd answer'` for a transport error with another
+ * code (an answer that is not JSON-RPC, such as a page of HTML).
  */
-function httpStatusOf(err: unknown, McpError: new (...a: never[]) => unknown): number | 'no answer' | undefined {
+function httpStatusOf(err: unknown, McpError: new (...a: never[]) => unknown): number | 'no answer' | 'odd answer' | undefined {
   if (err instanceof McpError) return undefined
   const code = (err as { code?: unknown } | undefined)?.code
   if (typeof code !== 'number') return 'no answer'
-  return code > 0 ? code : undefined
+  // The SDK's own transport error with no status (an answer of another content type).
+  return code > 0 ? code : 'odd answer'
+}
+
+/** A failed schema check of an answer (zod's error: `issues`, no numeric `code`). */
+function isSchemaFailure(err: unknown): boolean {
+  if (err === null || typeof err !== 'object') return false
+  const e = err as { name?: unknown; issues?: unknown; code?: unknown }
+  return typeof e.code !== 'number' && Array.isArray(e.issues) && (e.name === 'ZodError' || e.name === '$ZodError')
 }
 
 /** Receives an upstream's `notifications/message` params. */
@@ -521,8 +529,9 @@ export class Upstream {
     try {
       return await client.request({ method: 'tools/call', params }, sdk.types.CallToolResultSchema, {
         signal: ours.signal,
-        // Only when the client asked for progress (a handler makes the SDK ask the server for it).
-        onprogress: opts.onprogress ? onprogress : undefined,
+        // Always: the handler makes the SDK ask the server for progress, and each notice restarts
+        // `callTimeoutMs` (relayed to the client only when it asked for progress).
+        onprogress,
         timeout: this.settings.callTimeoutMs + BACKSTOP_MS,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: this.settings.maxCallTimeoutMs + BACKSTOP_MS,
@@ -539,6 +548,11 @@ export class Upstream {
       if (deadlinePassed || backstop) {
         void this.checkAlive(gen, 'a call deadline')
         throw new UpstreamUnavailableError(`server "${this.name}" did not answer tools/call "${name}" within its deadline (${this.settings.callTimeoutMs} ms)`, 'timeout')
+      }
+      // An answer that is not a CallToolResult (the SDK's schema check throws a ZodError, with
+      // no code): the server did answer, so only this call fails, over stdio and HTTP alike.
+      if (isSchemaFailure(e) && gen === this.generation) {
+        throw new UpstreamUnavailableError(`server "${this.name}" answered tools/call "${name}" with a result that is not a valid CallToolResult`, 'invalid_result')
       }
       // Over HTTP a dead or restarted upstream never closes the connection: its requests fail
       // with no JSON-RPC code (the fetch failed) or with 404 (the session is gone). Either takes
@@ -557,6 +571,10 @@ export class Upstream {
       if (typeof http === 'number') {
         void this.checkAlive(gen, `HTTP ${http} on a call`)
         throw new UpstreamUnavailableError(`server "${this.name}" answered tools/call "${name}" with HTTP status ${http}`, 'http_error')
+      }
+      if (http === 'odd answer') {
+        void this.checkAlive(gen, 'an HTTP answer that is not JSON-RPC')
+        throw new UpstreamUnavailableError(`server "${this.name}" answered tools/call "${name}" over HTTP with something that is not a JSON-RPC answer`, 'http_error')
       }
       throw e
     } finally {
