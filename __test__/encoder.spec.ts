@@ -99,6 +99,17 @@ describe('fuse', () => {
     expect(out[0].name).toBe('b') // 0.25 + 0.333 beats a (0.5 + 0) and c (0 + 0.5)
     expect(out[0]).toMatchObject({ lexical: 5, vector: 0.6 })
   })
+  test('weighted: equal cosines give no vector credit, so tools no lexical match found do not pass one it found [regression: each got full credit]', () => {
+    const lexical = [
+      { name: 'email_draft', score: 3 },
+      { name: 'send_email', score: 1 },
+    ]
+    const flat = ['email_draft', 'send_email', 'unrelated_0', 'unrelated_1'].map((name) => ({ name, score: 0 }))
+    expect(fuse(lexical, flat, 3, { lexicalWeight: 0.5 }).map((h) => h.name)).toEqual(['email_draft', 'send_email', 'unrelated_0'])
+    expect(fuse(lexical, flat, 4, { lexicalWeight: 0.5 }).map((h) => h.score)).toEqual([0.5, 0, 0, 0])
+    // A lone vector candidate that matches at all keeps full credit.
+    expect(fuse([], [{ name: 'only', score: 0.4 }], 1, { lexicalWeight: 0.5 })[0].score).toBeCloseTo(0.5, 9)
+  })
   test('weighted, min-max lexical scale (the default): scores scaled like the cosines', () => {
     const lex3 = [...lex, { name: 'd', score: 0 }]
     // a: 0.5·1 + 0.5·0 = 0.5; b: 0.5·0.5 + 0.5·0.667 = 0.583; c: 0 + 0.5 = 0.5; d: 0
@@ -760,6 +771,35 @@ describe.skipIf(!ready)('local encoder, all-MiniLM-L6-v2 (real weights)', () => 
     }
     expect(await enc.embed([])).toEqual([])
     await expect(enc.embed([1 as never])).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
+  })
+
+  test('dispose() lets the weights go: later embeddings are E_DISPOSED', async () => {
+    const enc = loadLocalEncoder({ cacheDir: false })
+    expect((await enc.embed(['open a file']))[0].length).toBe(384)
+    enc.dispose()
+    enc.dispose()
+    await expect(enc.embed(['open a file'])).rejects.toMatchObject({ code: 'E_DISPOSED' })
+    expect(() => enc.embedSync(['open a file'])).toThrow(expect.objectContaining({ code: 'E_DISPOSED' }))
+  })
+
+  test('an embedding still waiting for a thread when its signal aborts does not run [regression: timed-out requests ran on and held the thread pool]', async () => {
+    const enc = loadLocalEncoder({ cacheDir: false })
+    const stop = new AbortController()
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      enc.embed([`request number ${i} about files and folders`], { query: true, signal: stop.signal }).then(
+        () => 'ran',
+        (e: { code?: string; message?: string }) => `${e.code} ${e.message}`,
+      ),
+    )
+    stop.abort()
+    const out = await Promise.all(calls)
+    const cancelled = out.filter((o) => o === 'E_ENCODE cancelled before the encoder started').length
+    // Only the embeddings the pool's threads (4 by default) had already taken may run.
+    expect(cancelled).toBeGreaterThanOrEqual(30)
+    expect(out.every((o) => o === 'ran' || o.startsWith('E_ENCODE cancelled'))).toBe(true)
+    const aborted = new AbortController()
+    aborted.abort()
+    await expect(enc.embed(['x'], { signal: aborted.signal })).rejects.toMatchObject({ code: 'E_ENCODE' })
   })
 
   test('query cost (printed, not asserted)', async () => {

@@ -10,8 +10,22 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Cancels the embeddings it is passed to: one that has not started yet when `cancel()` is
+ * called ends at once with `[E_ENCODE]` instead of running (one already running finishes).
+ */
+export declare class EmbedCancel {
+  /** A token not yet cancelled. */
+  constructor()
+  /** Cancel the embeddings this token was passed to that have not started. */
+  cancel(): void
+}
+
+/**
  * A sentence encoder loaded from a model directory (`config.json`, `tokenizer.json`,
- * `model.safetensors`). `embed` runs on the libuv thread pool, off the JS thread.
+ * `model.safetensors`). `embed` runs on the libuv thread pool, off the JS thread. The size of
+ * its weights is reported to the JavaScript engine, so a dropped encoder is collected as its
+ * size asks; `dispose()` lets the weights go at once (an embedding already running keeps them
+ * until it ends).
  */
 export declare class LocalEncoder {
   /**
@@ -19,6 +33,11 @@ export declare class LocalEncoder {
    * `[E_MODEL_NOT_FOUND]` or `[E_MODEL_INVALID]` at the start of the message.
    */
   static load(dir: string, options?: LoadOptions | undefined | null): LocalEncoder
+  /**
+   * Let the weights (and the cache's vectors) go now instead of at garbage collection; any
+   * later call but `dispose()` throws `[E_DISPOSED]`.
+   */
+  dispose(): void
   /** Vector length. */
   get dim(): number
   /** Model id (directory name and a hash of its config and weights size). */
@@ -29,9 +48,10 @@ export declare class LocalEncoder {
    * vectors are added to the cache and the cache file is rewritten, unless `keep` is false
    * (search requests: read from the cache, never added to it). `query` marks search requests
    * for a model with prompts (`config_sentence_transformers.json`): they get its query prompt,
-   * other texts its document prompt.
+   * other texts its document prompt. `cancel`: an embedding still waiting for a thread when
+   * it is cancelled ends with `[E_ENCODE]` without running.
    */
-  embed(texts: Array<string>, keep?: boolean | undefined | null, query?: boolean | undefined | null): Promise<Float32Array>
+  embed(texts: Array<string>, keep?: boolean | undefined | null, query?: boolean | undefined | null, cancel?: EmbedCancel | undefined | null): Promise<Float32Array>
   /** Embed texts on the calling thread (for tools and tests; blocks the JS thread). */
   embedSync(texts: Array<string>, keep?: boolean | undefined | null, query?: boolean | undefined | null): Float32Array
   /**

@@ -835,4 +835,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.EmbedCancel = nativeBinding.EmbedCancel
 module.exports.LocalEncoder = nativeBinding.LocalEncoder

@@ -1,7 +1,8 @@
 /**
  * Sentence encoders for the semantic channel. An `Embedder` turns texts into vectors; the host
  * can pass its own (`embedderFromFunction(texts => myEmbeddingsApi(texts))`) or load the local
- * one (`loadLocalEncoder()`): all-MiniLM-L6-v2 (or any BERT sentence-transformer directory) run in
+ * one (`loadLocalEncoder()`): all-MiniLM-L6-v2 (or another BERT sentence-transformer directory with mean pooling: a
+ * `1_Pooling` config asking for CLS pooling is not read) run in
  * Rust by the optional companion addon `@ccb/tool-index-encoder`, off the JS thread, with an
  * on-disk cache of vectors keyed by model and text. No Python, no server, no network at query
  * time.
@@ -19,6 +20,7 @@ export type EncoderErrorCode =
   | 'E_MODEL_INVALID'
   | 'E_ENCODE'
   | 'E_CACHE'
+  | 'E_DISPOSED'
   | 'E_INVALID_ARG'
 
 /** An error of the encoder layer, with a stable `code`. */
@@ -57,8 +59,11 @@ export interface Embedder {
   /**
    * Embed texts, in order. `options.query` marks search requests (the semantic index sets it):
    * an encoder with a cache may leave them out of it, since they seldom come back.
+   * `options.signal` is aborted when the semantic index stops waiting for the answer (its
+   * deadline passed): an embedder may drop the work then (the local encoder drops an embedding
+   * still waiting for a thread).
    */
-  embed(texts: readonly string[], options?: { query?: boolean }): Promise<ArrayLike<number>[]>
+  embed(texts: readonly string[], options?: { query?: boolean; signal?: AbortSignal }): Promise<ArrayLike<number>[]>
 }
 
 /**
@@ -186,16 +191,21 @@ export function hasModel(dir: string = defaultModelDir()): boolean {
   return ['config.json', 'tokenizer.json', 'model.safetensors'].every((f) => existsSync(path.join(dir, f)))
 }
 
+interface CompanionCancel {
+  cancel(): void
+}
 interface CompanionEncoder {
   readonly dim: number
   readonly modelId: string
   readonly cached: number
   readonly prompts: { query: string; document: string }
-  embed(texts: string[], keep?: boolean, query?: boolean): Promise<Float32Array>
+  embed(texts: string[], keep?: boolean, query?: boolean, cancel?: CompanionCancel): Promise<Float32Array>
   embedSync(texts: string[], keep?: boolean, query?: boolean): Float32Array
+  dispose(): void
 }
 interface Companion {
   LocalEncoder: { load(dir: string, options?: { maxTokens?: number; cacheDir?: string }): CompanionEncoder }
+  EmbedCancel: new () => CompanionCancel
 }
 
 let companion: Companion | Error | undefined
@@ -205,15 +215,28 @@ function loadCompanion(): Companion {
   if (companion === undefined) {
     const tries = ['@ccb/tool-index-encoder', path.join(__dirname, '..', 'encoder', 'index.js')]
     const errors: string[] = []
+    // The encoder addon runs its finalizers as the main one does: during a collection where the
+    // runtime allows it (`runtime.js`), else deferred, told by the variable it reads at load.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { finalizerMode } = require('../runtime.js') as { finalizerMode: (v: unknown) => string }
+    const deferred = finalizerMode(process.versions) !== 'gc'
+    if (deferred) process.env.TOOL_INDEX_DEFER_FINALIZERS = '1'
     for (const t of tries) {
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        companion = require(t) as Companion
+        const mod = require(t) as Partial<Companion> | undefined
+        // Only the encoder addon will do (NAPI_RS_NATIVE_LIBRARY_PATH, read by every generated
+        // loader, may point at another addon).
+        if (typeof mod?.LocalEncoder?.load !== 'function' || typeof mod.EmbedCancel !== 'function') {
+          throw new Error('it is not the encoder addon (no LocalEncoder.load)')
+        }
+        companion = mod as Companion
         break
       } catch (e) {
         errors.push(`${t}: ${String((e as Error)?.message ?? e).split('\n')[0]}`)
       }
     }
+    if (deferred) delete process.env.TOOL_INDEX_DEFER_FINALIZERS
     if (companion === undefined) companion = new Error(errors.join('; '))
   }
   if (companion instanceof Error) {
@@ -260,6 +283,11 @@ export interface LocalEncoder extends Embedder {
   readonly prompts: { readonly query: string; readonly document: string }
   /** Embed on the calling thread (blocks it; for tools and tests). `query` as in `embed`. */
   embedSync(texts: readonly string[], options?: { query?: boolean }): Float32Array[]
+  /**
+   * Let the model's weights go now instead of at garbage collection (an embedding already
+   * running keeps them until it ends); any later call throws `E_DISPOSED`.
+   */
+  dispose(): void
 }
 
 function rows(flat: Float32Array, n: number, dim: number): Float32Array[] {
@@ -273,8 +301,14 @@ function coded(e: unknown): EncoderError {
   const msg = String((e as Error)?.message ?? e)
   const m = /^\[(E_[A-Z_]+)\]\s*/.exec(msg)
   const code = (m?.[1] ?? 'E_ENCODE') as EncoderErrorCode
-  const known: EncoderErrorCode[] = ['E_MODEL_NOT_FOUND', 'E_MODEL_INVALID', 'E_ENCODE', 'E_CACHE']
+  const known: EncoderErrorCode[] = ['E_MODEL_NOT_FOUND', 'E_MODEL_INVALID', 'E_ENCODE', 'E_CACHE', 'E_DISPOSED']
   return new EncoderError(known.includes(code) ? code : 'E_ENCODE', m ? msg.slice(m[0].length) : msg, { cause: e })
+}
+
+/** The embed options' `signal`, when it is an `AbortSignal` (read once, never through `Object.prototype`). */
+function signalOf(options: unknown): AbortSignal | undefined {
+  const signal = readField(options, 'signal')
+  return signal.ok && signal.value instanceof AbortSignal ? signal.value : undefined
 }
 
 /** Whether embed options mark search requests (`query: true`, read once, never through `Object.prototype`). */
@@ -333,7 +367,8 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
   const o = readLocalOptions(options)
   const mod = loadCompanion()
   const dir = o.modelDir ?? defaultModelDir()
-  const cacheDir = o.cacheDir === false ? undefined : (o.cacheDir ?? defaultCacheDir())
+  // Resolved now: a later change of the working directory must not move the cache.
+  const cacheDir = o.cacheDir === false ? undefined : path.resolve(o.cacheDir ?? defaultCacheDir())
   let enc: CompanionEncoder
   try {
     enc = mod.LocalEncoder.load(dir, { maxTokens: o.maxTokens, cacheDir })
@@ -357,10 +392,20 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
       // Search requests are read from the cache but never added to it: a long-running host
       // would otherwise grow the cache (and rewrite its file) with every new request.
       const query = isQuery(options)
+      const signal = signalOf(options)
+      let cancel: CompanionCancel | undefined
+      const stop = () => cancel?.cancel()
+      if (signal) {
+        cancel = new mod.EmbedCancel()
+        if (signal.aborted) cancel.cancel()
+        else signal.addEventListener('abort', stop, { once: true })
+      }
       try {
-        return rows(await enc.embed(list, !query, query), list.length, dim)
+        return rows(await enc.embed(list, !query, query, cancel), list.length, dim)
       } catch (e) {
         throw coded(e)
+      } finally {
+        signal?.removeEventListener('abort', stop)
       }
     },
     embedSync(texts, options) {
@@ -372,6 +417,9 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
       } catch (e) {
         throw coded(e)
       }
+    },
+    dispose() {
+      enc.dispose()
     },
   }
 }

@@ -160,9 +160,12 @@ export function fuse(
       c1 = Math.max(c1, r.score)
     }
     const span = c1 - c0
+    // Equal cosines (a zero query vector, say) tell the candidates apart no better than none:
+    // they get no vector credit, but a lone candidate that matches at all gets it in full.
+    const flat = vec.length === 1 && c1 > 0 ? 1 : 0
     for (const h of hits.values()) {
       const l = h.lexical !== undefined && lmax > 0 ? (lspan > 0 ? (h.lexical - lmin) / lspan : 1) : 0
-      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : 1) : 0
+      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : flat) : 0
       h.score = w * l + (1 - w) * v
     }
   }

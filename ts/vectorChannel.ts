@@ -81,7 +81,7 @@ export class VectorChannel {
   #pending: Promise<void> = Promise.resolve()
   /** The last embedding that failed (its tools have no vectors until they are given again). */
   #error: unknown
-  readonly #embedFn: (texts: readonly string[], options?: { query?: boolean }) => unknown
+  readonly #embedFn: (texts: readonly string[], options: { query?: boolean; signal: AbortSignal }) => unknown
   /** The embedder's languages, read once (`undefined`: any). */
   readonly languages: readonly string[] | undefined
   readonly #timeoutMs: number
@@ -94,8 +94,8 @@ export class VectorChannel {
   constructor(embedder: unknown, what: string, timeoutMs: number, queryTimeoutMs: number) {
     const embed = embedder !== null && typeof embedder === 'object' ? readField(embedder, 'embed') : undefined
     if (!embed?.ok || typeof embed.value !== 'function') throw new EncoderError('E_INVALID_ARG', `${what} must be an Embedder`)
-    const fn = embed.value as (texts: readonly string[], options?: { query?: boolean }) => unknown
-    this.#embedFn = (texts, opts) => Reflect.apply(fn, embedder as Embedder, opts ? [texts, opts] : [texts])
+    const fn = embed.value as (texts: readonly string[], options: { query?: boolean; signal: AbortSignal }) => unknown
+    this.#embedFn = (texts, opts) => Reflect.apply(fn, embedder as Embedder, [texts, opts])
     this.languages = embedderLanguages(embedder)
     this.#timeoutMs = timeoutMs
     this.#queryTimeoutMs = queryTimeoutMs
@@ -139,9 +139,11 @@ export class VectorChannel {
    */
   async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
     let timer: ReturnType<typeof setTimeout> | undefined
+    // Aborted when this call stops waiting: the embedder may drop the work.
+    const stop = new AbortController()
     try {
       const call = Promise.resolve()
-        .then(() => (what === 'texts' ? this.#embedFn(texts, { query: true }) : this.#embedFn(texts)))
+        .then(() => this.#embedFn(texts, what === 'texts' ? { query: true, signal: stop.signal } : { signal: stop.signal }))
         .catch((err: unknown) => {
           throw isEncoderError(err) ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
         })
@@ -158,6 +160,9 @@ export class VectorChannel {
             ])
           : await call
       return toVectors(out, texts.length, dim, what)
+    } catch (err) {
+      stop.abort()
+      throw err
     } finally {
       if (timer !== undefined) clearTimeout(timer)
     }

@@ -60,6 +60,9 @@ pub struct VectorCache {
     pending: Vec<(u64, u32)>,
     /// Bytes of the file as this cache last read or wrote it (`None`: write it anew).
     file_len: Option<u64>,
+    /// A save failed: the file cannot be written, so later saves do not try again (each would
+    /// build the whole file first).
+    unwritable: bool,
 }
 
 fn file_name(model_id: &str) -> String {
@@ -94,6 +97,7 @@ impl VectorCache {
             map,
             pending: Vec::new(),
             file_len,
+            unwritable: false,
         }
     }
 
@@ -133,6 +137,12 @@ impl VectorCache {
         if self.pending.is_empty() {
             return Ok(());
         }
+        if self.unwritable {
+            return Err(EncoderError::new(
+                "E_CACHE",
+                format!("{}: an earlier save failed", self.path.display()),
+            ));
+        }
         if let Some(len) = self.file_len {
             let mut buf = Vec::with_capacity(self.pending.len() * self.record_len());
             for key in &self.pending {
@@ -146,7 +156,9 @@ impl VectorCache {
                 return Ok(());
             }
         }
-        self.rewrite()
+        let r = self.rewrite();
+        self.unwritable = r.is_err();
+        r
     }
 
     fn header_len(&self) -> u64 {
@@ -168,7 +180,8 @@ impl VectorCache {
     }
 
     /// The whole cache to a new temporary file (never one that already exists: a FIFO or a link
-    /// left at that name is not opened), renamed over the cache file.
+    /// left at that name is not opened), renamed over the cache file. The vectors another
+    /// process saved in the file meanwhile (whole records of this model) are kept.
     fn rewrite(&mut self) -> Result<(), EncoderError> {
         let err = |e: std::io::Error| {
             EncoderError::new("E_CACHE", format!("{}: {e}", self.path.display()))
@@ -176,14 +189,12 @@ impl VectorCache {
         if let Some(parent) = self.path.parent() {
             std::fs::create_dir_all(parent).map_err(err)?;
         }
-        let mut buf =
-            Vec::with_capacity(self.header_len() as usize + self.map.len() * self.record_len());
-        buf.extend_from_slice(MAGIC);
-        buf.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
-        buf.extend_from_slice(self.model_id.as_bytes());
-        buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
-        for key in self.map.keys() {
-            self.push_record(&mut buf, key);
+        if let Some((theirs, _)) = read_regular(&self.path, MAX_FILE_BYTES)
+            .and_then(|b| parse(&b, &self.model_id, self.dim))
+        {
+            for (key, v) in theirs {
+                self.map.entry(key).or_insert(v);
+            }
         }
         let mut last = None;
         for attempt in 0..4u32 {
@@ -206,6 +217,7 @@ impl VectorCache {
                 }
                 Err(e) => return Err(err(e)),
             };
+            let buf = self.file_bytes();
             let written = f.write_all(&buf);
             f.sync_all().ok();
             drop(f);
@@ -220,6 +232,22 @@ impl VectorCache {
         Err(err(last.unwrap_or_else(|| {
             std::io::Error::other("no temporary name was free")
         })))
+    }
+}
+
+impl VectorCache {
+    /// The whole file: the header, then every vector.
+    fn file_bytes(&self) -> Vec<u8> {
+        let mut buf =
+            Vec::with_capacity(self.header_len() as usize + self.map.len() * self.record_len());
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
+        buf.extend_from_slice(self.model_id.as_bytes());
+        buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        for key in self.map.keys() {
+            self.push_record(&mut buf, key);
+        }
+        buf
     }
 }
 
@@ -327,6 +355,49 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
         assert!(!std::fs::symlink_metadata(c.path()).unwrap().is_symlink());
         assert_eq!(VectorCache::open(&dir, "m@2", 2).len(), 2);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn two_writers_that_open_before_either_saves_keep_both() {
+        let dir = std::env::temp_dir().join(format!("tivc-fresh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // Neither finds a file, so neither can append: the second one's rewrite must keep what
+        // the first one wrote.
+        let mut a = VectorCache::open(&dir, "m@4", 2);
+        let mut b = VectorCache::open(&dir, "m@4", 2);
+        a.put("one", vec![1.0, 0.0]);
+        b.put("two", vec![0.0, 1.0]);
+        a.save().unwrap();
+        b.save().unwrap();
+        let both = VectorCache::open(&dir, "m@4", 2);
+        assert_eq!(both.len(), 2);
+        assert_eq!(both.get("one"), Some(&[1.0f32, 0.0][..]));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_that_cannot_be_written_stops_trying() {
+        let dir = std::env::temp_dir().join(format!("tivc-unwritable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A file where the cache's directory should be: no save can succeed.
+        let blocked = dir.join("not-a-dir");
+        std::fs::write(&blocked, b"x").unwrap();
+        let mut c = VectorCache::open(&blocked, "m@5", 2);
+        c.put("one", vec![1.0, 0.0]);
+        assert!(c.save().is_err());
+        assert!(c.unwritable);
+        c.put("two", vec![0.0, 1.0]);
+        let e = c.save().unwrap_err();
+        assert!(
+            e.message.contains("an earlier save failed"),
+            "{}",
+            e.message
+        );
+        // The vectors stay usable in memory.
+        assert_eq!(c.len(), 2);
         std::fs::remove_dir_all(&dir).ok();
     }
 
