@@ -465,7 +465,8 @@ describe('a call deadline while the wall clock lags', () => {
     Date.now = () => frozen
     let err: unknown
     try {
-      err = await up.callTool('count_slowly', { to: 100, delay_ms: 100 }, {}).then(
+      // Its first progress notice (which restarts the deadline) would come after 2 s.
+      err = await up.callTool('count_slowly', { to: 100, delay_ms: 2000 }, {}).then(
         () => null,
         (e: unknown) => e,
       )
@@ -475,6 +476,11 @@ describe('a call deadline while the wall clock lags', () => {
     expect(err).toBeInstanceOf(gw.UpstreamUnavailableError)
     expect((err as InstanceType<typeof gw.UpstreamUnavailableError>).reason).toBe('timeout')
     expect(performance.now() - t0).toBeLessThan(5_000)
+  }, 20_000)
+  test('progress restarts callTimeoutMs even when the caller did not ask for it [regression: a call without a progress handler timed out]', async () => {
+    // 8 steps of 250 ms (2 s in all) against a 600 ms deadline restarted by each step's notice.
+    const out = await up.callTool('count_slowly', { to: 8, delay_ms: 250 }, {})
+    expect(out).toMatchObject({ content: [{ type: 'text', text: 'counted to 8' }] })
   }, 20_000)
 })
 
