@@ -739,6 +739,10 @@ describe('bad input', () => {
   test('CORE_TOOLS is read-only → TypeError (documented), unchanged', () => {
     expect(() => (CORE_TOOLS as Set<string>).add('x')).toThrow(TypeError)
     expect(() => (CORE_TOOLS as Set<string>).delete('Bash')).toThrow(TypeError)
+    // With the package's stable code [regression: no code].
+    for (const change of [() => (CORE_TOOLS as Set<string>).add('x'), () => (CORE_TOOLS as Set<string>).delete('Bash'), () => (CORE_TOOLS as Set<string>).clear()]) {
+      expect(change).toThrow(expect.objectContaining({ code: 'E_READ_ONLY' }))
+    }
     expect(CORE_TOOLS.has('Bash')).toBe(true)
     expect(CORE_TOOLS.has('x')).toBe(false)
   })

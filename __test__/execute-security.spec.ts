@@ -276,7 +276,10 @@ describe('unknown and prototype-key tool names', () => {
   test('a tool list with no tools, and a tool whose call is not a function: not_found', async () => {
     await refused(executeTool({ tool_name: 'anything', params: {} }, ctx()), 'not_found')
     const t = { name: 'Broken', prompt: async () => 'x', call: 'rm -rf /' } as unknown as ToolLike
-    await refused(executeTool({ tool_name: 'Broken', params: {} }, ctx(t)), 'not_found')
+    const out = await refused(executeTool({ tool_name: 'Broken', params: {} }, ctx(t)), 'not_found')
+    // Said as it is, without suggesting the same tool [regression: "not found. Did you mean: Broken?"].
+    expect(out.message).toBe('Tool "Broken" cannot be run: it has no call function.')
+    expect(out.suggestions).toEqual([])
   })
 
   test('a signal or the check deadline ends the wait for suggestions (the tools\' prompts never settle)', async () => {

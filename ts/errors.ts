@@ -14,6 +14,12 @@ export type ToolIndexErrorCode =
   | 'E_INTERNAL'
   /** The index was disposed (`dispose()`); get or build a new one. */
   | 'E_DISPOSED'
+  /** A change to a read-only value of the package (`CORE_TOOLS`; a `TypeError` with this code). */
+  | 'E_READ_ONLY'
+  /** Loading the package: no native addon could be loaded for this platform (thrown by `native.js`). */
+  | 'E_NATIVE_UNAVAILABLE'
+  /** Loading the package under a runtime it does not support (Bun before 1.4.0; thrown by `native.js`). */
+  | 'E_UNSUPPORTED_RUNTIME'
 
 export class ToolIndexError extends Error {
   readonly code: ToolIndexErrorCode

@@ -277,6 +277,11 @@ export async function executeTool(
   const found = findToolNamed(tools, name)
   const tool = found?.tool
   const call = tool ? readField<unknown>(tool, 'call') : undefined
+  if (found && tool && (!call?.ok || typeof call.value !== 'function')) {
+    // The tool is there but cannot run: saying "not found" and suggesting its own name would
+    // send the model back to it.
+    return refuse(name, 'not_found', `Tool "${found.name}" cannot be run: it has no call function.`, { suggestions: [] })
+  }
   if (!found || !tool || !call?.ok || typeof call.value !== 'function') {
     // Suggestions index the tools (their prompts may take seconds): a signal or the check
     // deadline ends the wait, and the refusal then comes without them.

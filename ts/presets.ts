@@ -4,6 +4,9 @@
  */
 import { binding } from './native'
 
+/** A `TypeError`, as for any read-only object, with the package's stable `code`. */
+const readOnly = () => Object.assign(new TypeError('this core-tool set is read-only; pass options.coreTools instead'), { code: 'E_READ_ONLY' as const })
+
 class ReadonlyNameSet extends Set<string> {
   private frozen = false
   constructor(names: Iterable<string>) {
@@ -12,14 +15,14 @@ class ReadonlyNameSet extends Set<string> {
     this.frozen = true
   }
   override add(value: string): this {
-    if (this.frozen) throw new TypeError('this core-tool set is read-only; pass options.coreTools instead')
+    if (this.frozen) throw readOnly()
     return super.add(value)
   }
   override delete(): boolean {
-    throw new TypeError('this core-tool set is read-only; pass options.coreTools instead')
+    throw readOnly()
   }
   override clear(): void {
-    throw new TypeError('this core-tool set is read-only; pass options.coreTools instead')
+    throw readOnly()
   }
 }
 

@@ -9,13 +9,19 @@ let zodToJson: ((schema: unknown) => JsonSchema) | null | undefined
 function loadZodConverter(): ((schema: unknown) => JsonSchema) | null {
   if (zodToJson !== undefined) return zodToJson
   zodToJson = null
-  try {
-    // zod >= 3.25 ships v4 with `toJSONSchema`; it handles v4 schemas.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const z = require('zod') as { toJSONSchema?: (s: unknown) => JsonSchema }
-    if (typeof z.toJSONSchema === 'function') zodToJson = z.toJSONSchema
-  } catch {
-    // zod is an optional peer dependency
+  // zod 4 exports `toJSONSchema` at its root; zod 3.25 ships v4 as `zod/v4` (its root is v3, which
+  // has no converter), and v4 schemas, which ccb's tools use, convert there.
+  for (const id of ['zod', 'zod/v4']) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const z = require(id) as { toJSONSchema?: (s: unknown) => JsonSchema }
+      if (typeof z.toJSONSchema === 'function') {
+        zodToJson = z.toJSONSchema
+        break
+      }
+    } catch {
+      // zod is an optional peer dependency
+    }
   }
   return zodToJson
 }

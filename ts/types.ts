@@ -17,6 +17,14 @@ export interface ToolLike {
   description?: string | ((input: any, options?: any) => string | Promise<string>)
   inputJSONSchema?: object
   inputSchema?: unknown
+  /** Read by `executeTool`: only an awaited `true` lets the tool run. */
+  isEnabled?: () => unknown
+  /** Read by `executeTool`: the tool's own check of a valid input (`{ result: true }` passes). */
+  validateInput?: (input: any, context?: any) => unknown
+  /** Read by `executeTool`: the tool's own permission decision (`behavior: 'allow'` and so on). */
+  checkPermissions?: (input: any, context?: any) => unknown
+  /** Read by `executeTool`: runs the tool; a tool without it never runs. */
+  call?: (input: any, ...rest: any[]) => unknown
 }
 
 /** A plain tool entry, as `ToolIndex.fromEntries` and `upsert` take it. */

@@ -40,3 +40,29 @@ export async function demo(): Promise<string[]> {
   void tf, deferred, block, exec, n
   return hits.map((h) => h.name)
 }
+
+// A tool written inline with the fields executeTool reads is accepted [regression: TS2353 on
+// isEnabled and call]; fields of the wrong kind are not.
+export async function inlineTool(): Promise<unknown> {
+  return executeTool(
+    { tool_name: 'mcp__x__echo', params: { text: 'hi' } },
+    {
+      options: {
+        tools: [
+          {
+            name: 'mcp__x__echo',
+            prompt: () => 'Echo text',
+            isEnabled: () => true,
+            validateInput: async () => ({ result: true }),
+            checkPermissions: async (input: unknown) => ({ behavior: 'allow' as const, updatedInput: input }),
+            call: async (input: { text: string }) => ({ data: input.text }),
+          },
+        ],
+      },
+    },
+  )
+}
+// @ts-expect-error `call` must be a function
+export const wrongCall: ToolLike = { name: 'mcp__x__bad', call: 42 }
+// @ts-expect-error `checkPermissions` must be a function
+export const wrongCheck: ToolLike = { name: 'mcp__x__bad', checkPermissions: 'allow' }

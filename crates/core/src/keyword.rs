@@ -857,11 +857,20 @@ impl KeywordIndex {
                 continue;
             };
             let mut bits = 0;
-            if f & F_HINT != 0 && contains_word_bounded(doc.hint_lower, term) {
-                bits |= F_HINT;
-            }
-            if f & F_DESC != 0 && contains_word_bounded(doc.desc_lower, term) {
-                bits |= F_DESC;
+            for (bit, text) in [(F_HINT, doc.hint_lower), (F_DESC, doc.desc_lower)] {
+                if f & bit == 0 {
+                    continue;
+                }
+                let found = if s.verify_left >= text.len() {
+                    s.verify_left -= text.len();
+                    contains_word_bounded(text, term)
+                } else {
+                    s.verify_left = 0;
+                    true
+                };
+                if found {
+                    bits |= bit;
+                }
             }
             if bits != 0 {
                 s.text::<GATED>(slot, bits);
@@ -913,7 +922,18 @@ struct Scratch {
     /// Points × weight by `[is_mcp][name level]`, and by text-posting field bits.
     name_add: [[u32; 3]; 2],
     text_add: [u32; 4],
+    /// Bytes of hint and description text the current query may still read to check its
+    /// punctuated terms' word boundaries (see [`VERIFY_BUDGET`]).
+    verify_left: usize,
 }
+
+/// The most hint and description bytes one query reads to check where its terms with
+/// punctuation (`a.b`, `c++`) stand as whole words. Each such check reads the tool's whole text,
+/// so a query of many of them over long descriptions is bounded here: past the budget, a
+/// punctuated term counts as found in a field where every word of it is (what the postings
+/// already show), without reading the text. 256 MiB reads in about 50 ms; ordinary queries read
+/// a few KiB.
+pub const VERIFY_BUDGET: usize = 256 << 20;
 
 impl Scratch {
     fn begin(&mut self, is_mcp: &[bool], version: u64, n_terms: usize) {
@@ -934,6 +954,7 @@ impl Scratch {
         }
         self.base = self.counter + 1;
         self.touched.clear();
+        self.verify_left = VERIFY_BUDGET;
     }
 
     fn start_term(&mut self, weight: u32, required: bool, need: u32) {
