@@ -579,7 +579,21 @@ describe("an upstream's log messages reach one client session only", () => {
     }
   }, 30_000)
 
+  test("a log message sent just after one session's call ended reaches no other session's call in flight [regression: it did]", async () => {
+    const a = await clientSession(g, 'A')
+    const b = await clientSession(g, 'B')
+    const { onProgress, progressed } = firstProgress()
+    const long = b.execute('mcp__flaky__count_slowly', { to: 20, delay_ms: 50 }, onProgress)
+    await progressed
+    expect((await a.execute('mcp__flaky__postlog')).content[0].text).toBe('answered')
+    expect((await long).content[0].text).toBe('counted to 20')
+    expect(b.logs).toEqual([])
+    expect(a.logs).toEqual([])
+  }, 30_000)
+
   test('a call gets its log messages when the calls in flight on its server are all of its session', async () => {
+    // Once the other sessions' calls have been over for the grace period.
+    await new Promise((r) => setTimeout(r, gw.LOG_GRACE_MS + 100))
     const a = await clientSession(g, 'A')
     expect((await a.execute('mcp__flaky__chatty')).content[0].text).toBe('chatted')
     expect(a.logs).toEqual(['chatty: one', 'chatty: two'])

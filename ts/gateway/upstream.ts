@@ -167,8 +167,17 @@ interface CallInFlight {
   onlog?: LogListener
 }
 
-/** The log listeners of `calls` when they all belong to one session; none when they belong to several (or there are none). */
-function oneSessionListeners(calls: ReadonlySet<CallInFlight>): LogListener[] {
+/**
+ * How long a finished call's session still counts for the upstream's log messages: a message
+ * the server sent for it may arrive after its answer.
+ */
+export const LOG_GRACE_MS = 1000
+
+/**
+ * The log listeners of `calls` when they, and the calls that ended within `LOG_GRACE_MS`
+ * (`recent`), all belong to one session; none when they belong to several (or there are none).
+ */
+function oneSessionListeners(calls: ReadonlySet<CallInFlight>, recent: Iterable<object>): LogListener[] {
   let session: object | undefined
   const listeners: LogListener[] = []
   for (const c of calls) {
@@ -176,6 +185,7 @@ function oneSessionListeners(calls: ReadonlySet<CallInFlight>): LogListener[] {
     session = c.session
     if (c.onlog) listeners.push(c.onlog)
   }
+  for (const r of recent) if (session !== undefined && r !== session) return []
   return listeners
 }
 
@@ -208,6 +218,8 @@ export class Upstream {
   private checking: number | undefined
   /** The calls in flight: each one's client session and log listener (an upstream's log messages are not tied to a request). */
   private readonly inFlight = new Set<CallInFlight>()
+  /** The sessions of calls that ended lately, with when they stop counting (see `LOG_GRACE_MS`). */
+  private readonly ended = new Map<object, number>()
   private firstRound: Promise<void>
   private settleFirst!: () => void
 
@@ -409,11 +421,14 @@ export class Upstream {
 
   /**
    * An upstream log message goes to the calls in flight when they all belong to one client
-   * session: over stdio it names no request, so with calls of two sessions in flight it may be
-   * either's, and it goes to the gateway's own log only.
+   * session, and so do the calls that ended within `LOG_GRACE_MS`: over stdio it names no
+   * request, so with calls of two sessions in flight (or just ended) it may be either's, and it
+   * goes to the gateway's own log only.
    */
   private relayLog(params: Record<string, unknown>): void {
-    const listeners = oneSessionListeners(this.inFlight)
+    const now = Date.now()
+    for (const [session, until] of this.ended) if (until <= now) this.ended.delete(session)
+    const listeners = oneSessionListeners(this.inFlight, this.ended.keys())
     if (listeners.length === 0) {
       const data = params.data
       let text: string
@@ -582,6 +597,9 @@ export class Upstream {
       clearTimeout(total)
       opts.signal?.removeEventListener('abort', onCallerAbort)
       this.inFlight.delete(inFlight)
+      this.ended.delete(inFlight.session)
+      this.ended.set(inFlight.session, Date.now() + LOG_GRACE_MS)
+      if (this.ended.size > 1024) this.ended.delete(this.ended.keys().next().value as object)
     }
   }
 
