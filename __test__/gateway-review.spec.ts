@@ -885,6 +885,20 @@ describe('HTTP serving: bodies, tokens, Host checks and stop', () => {
       } finally {
         await served.close()
       }
+      // Loopback written another way is read from the address bound [regression: 127.1 and
+      // 2130706433 took any Host and warned they were not loopback].
+      for (const other of ['127.1', '2130706433']) {
+        const lines: string[] = []
+        served = await gw.serveHttp(g, { port: 0, host: other, log: gw.stderrLogger({ write: (l: string) => void lines.push(l) }) })
+        try {
+          expect([other, await initWithHost(served.port, `rebind.attacker.example:${served.port}`, '127.0.0.1')]).toEqual([other, 403])
+          expect([other, await initWithHost(served.port, `127.0.0.1:${served.port}`, '127.0.0.1')]).toEqual([other, 200])
+          expect([other, await initWithHost(served.port, `${other}:${served.port}`, '127.0.0.1')]).toEqual([other, 200])
+          expect(lines.filter((l) => /not a loopback address/.test(l))).toEqual([])
+        } finally {
+          await served.close()
+        }
+      }
       // So is an IPv4-mapped 127.0.0.1 (where the system can bind it).
       const mapped = await gw.serveHttp(g, { port: 0, host: '::ffff:127.0.0.1', log: quiet }).catch(() => undefined)
       if (mapped) {

@@ -181,8 +181,11 @@ export async function serveHttp(
   )
   sweep.unref()
   // Any loopback bind checks the Host header (DNS rebinding: a page whose name resolves to
-  // 127.0.0.1 must not reach the gateway); a wider bind cannot know its names, and warns without a token.
-  const loopback = isLoopbackHost(host)
+  // 127.0.0.1 must not reach the gateway); a wider bind cannot know its names, and warns without a
+  // token. Whether the bind is loopback is read from the address bound, once listening (`127.1`,
+  // `2130706433` or a name that resolves to 127.0.0.1 are loopback too); no request comes before.
+  let loopback = isLoopbackHost(host)
+  let allowedHosts: string[] = []
   let port = opts.port
   /** POST bodies being read now (see MAX_BODIES_READING). */
   let reading = 0
@@ -278,7 +281,7 @@ export async function serveHttp(
       const transport = new sdk.StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableDnsRebindingProtection: loopback,
-        allowedHosts: loopback ? allowedHostsOf(host, port) : undefined,
+        allowedHosts: loopback ? allowedHosts : undefined,
         onsessioninitialized: (id: string) => {
           release()
           sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() })
@@ -305,7 +308,11 @@ export async function serveHttp(
     httpServer.once('error', reject)
     httpServer.listen(opts.port, host, () => resolve())
   })
-  port = (httpServer.address() as { port: number }).port
+  const bound = httpServer.address() as { port: number; address: string }
+  port = bound.port
+  loopback = isLoopbackHost(bound.address)
+  // The name the gateway was told to bind (what its clients put in Host) and the address bound.
+  allowedHosts = loopback ? [...new Set([...allowedHostsOf(host, port), ...allowedHostsOf(bound.address, port)])] : []
   const shown = host.includes(':') ? `[${host}]` : host
   const url = `http://${shown}:${port}/mcp`
   opts.log.log('info', 'listening', `listening on ${url}${opts.token ? ' (bearer token required)' : ''}`, { url, port })
