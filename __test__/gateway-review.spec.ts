@@ -956,9 +956,10 @@ describe('an HTTP status on one call', () => {
   // An answer's text may quote the call's arguments; what every session's search shows as the
   // server's error must not carry it, and one refused call must not take the server down.
   const HTTP_ERROR = require('node:path').join(__dirname, 'fixtures', 'gateway', 'http-error-server.mjs') as string
-  const started = async (status: number, rpcCode?: number, callAnswer?: string) => {
+  const started = async (status: number, rpcCode?: number, callAnswer?: string, more: Record<string, string> = {}) => {
     const env = {
       ...process.env,
+      ...more,
       HTTP_ERROR_STATUS: String(status),
       ...(rpcCode === undefined ? {} : { RPC_ERROR_CODE: String(rpcCode) }),
       ...(callAnswer === undefined ? {} : { CALL_ANSWER: callAnswer }),
@@ -1002,6 +1003,19 @@ describe('an HTTP status on one call', () => {
   test.each([404, 500, -32000])('a JSON-RPC error of code %d (an answer over HTTP 200) is the upstream\'s own: passed on, and the server stays [regression: positive codes read as HTTP statuses]', async (code) => {
     const { call } = await callThenSearch(200, code, 'nope')
     expect(call).toMatchObject({ error: { code, message: expect.stringContaining('no such account') } })
+  }, 30_000)
+  test("a server that fails to start with an error page is listed with its status, never the page's text [regression: the page was shown to every session]", async () => {
+    const { child, url } = await started(200, undefined, undefined, { INIT_STATUS: '500' })
+    const g = gatewayOf({ mcpServers: { bank: { url } }, gateway: { requireDiscovered: false, backoffInitialMs: 60_000 } })
+    try {
+      await g.start()
+      const seen = await g.search('look up an account', 5, newSession())
+      expect(seen.unavailable_servers).toMatchObject([{ server: 'bank', error: 'failed to start: HTTP status 500' }])
+      expect(JSON.stringify(seen)).not.toContain('hunter2')
+    } finally {
+      await g.close()
+      child.kill('SIGKILL')
+    }
   }, 30_000)
   test('a result that is not a CallToolResult fails that call as invalid_result, and the server stays [regression: read as no answer, it took the server down for every session]', async () => {
     const { call } = await callThenSearch(200, undefined, 'x', 'bad-result')

@@ -151,6 +151,26 @@ function httpStatusOf(err: unknown, McpError: new (...a: never[]) => unknown): n
   return code > 0 ? code : 'odd answer'
 }
 
+/**
+ * What a failed request to an upstream is kept as in the server's error, which every session's
+ * search shows: its kind and status, never the text of an answer (an HTTP error page or a
+ * JSON-RPC error message may quote another session's arguments). A failure without an answer
+ * (a process that would not start, a refused connection) keeps its message's first line.
+ */
+function failureOf(err: unknown): string {
+  let McpError: (new (...a: never[]) => unknown) | undefined
+  try {
+    McpError = loadSdk().types.McpError
+  } catch {
+    // no SDK: the failure is that (E_NO_SDK), and no answer came
+  }
+  const code = (err as { code?: unknown } | undefined)?.code
+  if (McpError && err instanceof McpError) return `a JSON-RPC error (code ${String(code)})`
+  if (typeof code === 'number') return code > 0 ? `HTTP status ${code}` : 'an HTTP answer that is not JSON-RPC'
+  const text = String((err as Error)?.message ?? err).split('\n')[0]
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text
+}
+
 /** A failed schema check of an answer (zod's error: `issues`, no numeric `code`). */
 function isSchemaFailure(err: unknown): boolean {
   if (err === null || typeof err !== 'object') return false
@@ -332,7 +352,8 @@ export class Upstream {
       })
       this.events.onTools(this)
     } catch (e) {
-      this.down(gen, `failed to start: ${(e as Error)?.message ?? e}`, true)
+      this.log.log('debug', 'start_failed', `failed to start: ${(e as Error)?.message ?? e}`, { server: this.name })
+      this.down(gen, `failed to start: ${failureOf(e)}`, true)
     } finally {
       this.settleFirst()
     }
@@ -415,7 +436,8 @@ export class Upstream {
         this.log.log('warn', 'list_changed_failed', `tools/list after list_changed answered an error (${(e as Error)?.message ?? e}); keeping the ${this.tools.length} tools listed before`, { server: this.name })
         return
       }
-      this.down(gen, `tools/list after list_changed failed: ${(e as Error)?.message ?? e}`)
+      this.log.log('debug', 'list_changed_failed', `tools/list after list_changed failed: ${(e as Error)?.message ?? e}`, { server: this.name })
+      this.down(gen, `tools/list after list_changed failed: ${failureOf(e)}`)
     }
   }
 
