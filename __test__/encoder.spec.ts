@@ -475,6 +475,32 @@ describe('the semantic index under hostile input', () => {
     return v
   }
   const good = () => embedderFromFunction(async (texts) => texts.map(tri))
+
+  test('remove() with the other form of a held name (a lone surrogate for U+FFFD) changes neither index [regression: the lexical one dropped the tool]', async () => {
+    const idx = SemanticToolIndex.create([...TOOLS, { name: 'tool_a\uFFFD', description: 'weather forecast for a city' }], { embedder: good() })
+    await idx.ready
+    idx.remove(['tool_a\uD800'])
+    expect(idx.length).toBe(TOOLS.length + 1)
+    expect(idx.lexical.length).toBe(TOOLS.length + 1)
+    idx.remove(['tool_a\uFFFD'])
+    expect([idx.length, idx.lexical.length]).toEqual([TOOLS.length, TOOLS.length])
+  })
+
+  test('dispose() frees both indexes: every later call is E_DISPOSED, and a disposed lexical index is not built again [regression: no dispose(); upsert rebuilt it]', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: good() })
+    await idx.ready
+    idx.dispose()
+    idx.dispose()
+    expect(await codeOf(() => idx.search('weather', 1))).toBe('E_DISPOSED')
+    expect(await codeOf(() => idx.searchFused('weather', 1))).toBe('E_DISPOSED')
+    expect(await codeOf(() => idx.upsert([]))).toBe('E_DISPOSED')
+    expect(await codeOf(() => idx.remove(['x']))).toBe('E_DISPOSED')
+    const other = SemanticToolIndex.create(TOOLS, { embedder: good() })
+    await other.ready
+    other.lexical.dispose()
+    expect(await codeOf(() => other.upsert([]))).toBe('E_DISPOSED')
+    expect(await codeOf(() => other.search('weather', 1))).toBe('E_DISPOSED')
+  })
   const codeOf = async (p: Promise<unknown> | (() => unknown)) => {
     try {
       await (typeof p === 'function' ? p() : p)

@@ -475,6 +475,7 @@ export class SemanticToolIndex {
    * them). Entries that cannot be indexed throw and change nothing.
    */
   upsert(entries: readonly ToolEntryInput[]): Promise<void> {
+    this.#live()
     const list = readEntries(entries)
     // A name the index holds in another form (`a\uD800` beside `a\uFFFD`) is a duplicate, not a
     // replacement. Only names with U+FFFD or a lone surrogate can have another form; the held
@@ -504,7 +505,10 @@ export class SemanticToolIndex {
 
   /** Remove tools by name (an iterable of strings; a string alone is not a list). */
   remove(names: Iterable<string>): void {
-    const list = stringList(names, 'names')
+    this.#live()
+    // Only names held exactly: the lexical index would also take `a\uD800` for a held
+    // `a\uFFFD`, and the two indexes must change together.
+    const list = stringList(names, 'names').filter((n) => this.#entries.has(n))
     const next = new Map(this.#entries)
     for (const n of list) next.delete(n)
     this.#update(next, (lexical) => lexical.remove(list))
@@ -525,14 +529,34 @@ export class SemanticToolIndex {
     try {
       change(this.#lexical)
     } catch (err) {
-      this.#lexical = this.#buildLexical(this.#entries)
+      // A lexical index disposed through `lexical.dispose()` stays disposed.
+      if ((err as { code?: unknown })?.code !== 'E_DISPOSED') this.#lexical = this.#buildLexical(this.#entries)
       throw err
     }
     this.#entries = next
   }
 
+  #disposed = false
+
+  /** `E_DISPOSED` after `dispose()`. */
+  #live(): void {
+    if (this.#disposed) throw new ToolIndexError('E_DISPOSED', 'this SemanticToolIndex was disposed; create a new one')
+  }
+
+  /**
+   * Free the lexical index and the vector stores now instead of at garbage collection; any later
+   * call but `dispose()` throws `E_DISPOSED`, and embeddings still running store nothing.
+   */
+  dispose(): void {
+    if (this.#disposed) return
+    this.#disposed = true
+    this.#lexical.dispose()
+    for (const c of this.#channels) c.dispose()
+  }
+
   /** Lexical search only (synchronous). */
   search(query: string, limit = 5): ToolSearchResult[] {
+    this.#live()
     return this.#lexical.search(query, limit)
   }
 
@@ -552,6 +576,7 @@ export class SemanticToolIndex {
    * (rejects as `ready` does when its embedding failed).
    */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
+    this.#live()
     checkQuery(query)
     const k = checkLimit(limit)
     const channel = routeRequest(query, this.#channels, (c, text) => c.reads(text), 'lexical')?.encoder ?? this.#channels[0]
@@ -578,6 +603,7 @@ export class SemanticToolIndex {
    * alone.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
+    this.#live()
     checkQuery(query)
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)

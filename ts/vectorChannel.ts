@@ -126,6 +126,16 @@ export class VectorChannel {
     this.#vectored.delete(id)
   }
 
+  /** Free the store now; embeddings still running store nothing. */
+  dispose(): void {
+    this.#disposed = true
+    const store = this.#store
+    if (store) native(() => store.dispose())
+    this.#vectored.clear()
+  }
+
+  #disposed = false
+
   /** The tool is gone: its vector leaves the store. */
   forget(id: string): void {
     this.#vectored.delete(id)
@@ -199,6 +209,7 @@ export class VectorChannel {
         this.#error = err
         throw err
       }
+      if (this.#disposed) return
       if (!this.#store) this.#store = native(() => new binding.NativeVectorStore(vecs[0].length))
       const store = this.#store
       // Skip tools removed or replaced while embedding ran.
