@@ -56,9 +56,10 @@ export declare class ToolIndex {
   get scoring(): Scoring
   /**
    * Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
-   * `null` when no tool has that name.
+   * `null` when no tool has that name. `minScore`: the display threshold `search` is given
+   * (default: the index's); below it `score` is 0 and `note` says so.
    */
-  explain(query: string, name: string): Explanation | null
+  explain(query: string, name: string, minScore?: number | undefined | null): Explanation | null
   /**
    * `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross
    * the boundary; the TypeScript layer maps ids to its own entries).

@@ -115,3 +115,47 @@ describe('the crowd rule (opt-in)', () => {
   })
 })
 
+
+describe('explain and the display threshold', () => {
+  const entries = [
+    { name: 'slack__send_message', description: 'Send a message to a Slack channel' },
+    { name: 'gh__create_issue', description: 'Create an issue in a GitHub repository' },
+    { name: 'mail__send', description: 'Send an email message' },
+  ]
+  const saved = { display: process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE, enhanced: process.env.TOOL_SEARCH_ENHANCED_MIN_SCORE }
+  afterEach(() => {
+    for (const [k, v] of [
+      ['TOOL_SEARCH_DISPLAY_MIN_SCORE', saved.display],
+      ['TOOL_SEARCH_ENHANCED_MIN_SCORE', saved.enhanced],
+    ] as const) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  })
+  for (const scoring of ['compat', 'enhanced'] as const) {
+    test(`${scoring}: explain gives a tool search leaves out score 0 and a note, under the threshold search uses [regression: the environment's threshold was ignored]`, () => {
+      const index = ToolIndex.fromEntries(entries, { scoring })
+      const query = 'send a message to the team'
+      for (const [display, enhanced] of [
+        [undefined, undefined],
+        ['0.5', '0.7'],
+        ['0.9', '0.95'],
+      ]) {
+        if (display === undefined) delete process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE
+        else process.env.TOOL_SEARCH_DISPLAY_MIN_SCORE = display
+        if (enhanced === undefined) delete process.env.TOOL_SEARCH_ENHANCED_MIN_SCORE
+        else process.env.TOOL_SEARCH_ENHANCED_MIN_SCORE = enhanced
+        const results = new Map(index.search(query, 10).map((r) => [r.name, r.score]))
+        for (const { name } of entries) {
+          const e = index.explain(query, name)!
+          const shown = results.get(name)
+          if (shown === undefined) {
+            expect([display, name, e.score]).toEqual([display, name, 0])
+          } else {
+            expect([display, name, e.score, e.note]).toEqual([display, name, shown, undefined])
+          }
+        }
+      }
+    })
+  }
+})

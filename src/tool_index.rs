@@ -125,10 +125,27 @@ impl ToolIndex {
     }
 
     /// Per-term (and, enhanced, per-field) contributions to one tool's score for a query;
-    /// `null` when no tool has that name.
+    /// `null` when no tool has that name. `minScore`: the display threshold `search` is given
+    /// (default: the index's); below it `score` is 0 and `note` says so.
     #[napi(catch_unwind)]
-    pub fn explain(&self, query: String, name: String) -> Result<Option<Explanation>, ErrorCode> {
-        Ok(self.engine()?.explain(&query, &name).map(Into::into))
+    pub fn explain(
+        &self,
+        query: String,
+        name: String,
+        min_score: Option<f64>,
+    ) -> Result<Option<Explanation>, ErrorCode> {
+        let engine = self.engine()?;
+        let min = match min_score {
+            Some(m) if m.is_nan() => {
+                return Err(Error::new(
+                    ErrorCode::InvalidNumber,
+                    "minScore must be a number, got NaN",
+                ))
+            }
+            Some(m) => m,
+            None => engine.min_score(),
+        };
+        Ok(engine.explain_at(&query, &name, min).map(Into::into))
     }
 
     /// `search` as a flat `Float64Array` `[id0, score0, id1, score1, ...]` (no strings cross

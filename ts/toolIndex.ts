@@ -282,8 +282,8 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
 
   /**
    * Why a tool scored what it did for a query: per-term contributions (and, enhanced, per
-   * field), the name-match tier, and a note when it is not a result. `undefined` for an
-   * unknown name.
+   * field), the name-match tier, and a note when it is not a result (then `score` is 0, as
+   * below the display threshold `search` uses). `undefined` for an unknown name.
    */
   explain(query: string, name: string): Explanation | undefined {
     ToolIndex.#brand(this)
@@ -292,7 +292,9 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     checkLength(query, LIMITS.queryLength, 'query')
     // Only a tool of exactly this name (Rust sees lone surrogates as U+FFFD: another name).
     if (this.#idOf(name) === undefined) return undefined
-    const e = native(() => this.#state.native.explain(query, name))
+    // Against the threshold `search` uses (the environment's display threshold included).
+    const s = this.#state
+    const e = native(() => s.native.explain(query, name, displayMinScore(s.scoring)))
     return e ? { ...e, name } : undefined
   }
 

@@ -617,6 +617,24 @@ impl Engine {
 
     /// Per-term contributions to one tool's score; `None` when no tool has that name.
     pub fn explain(&self, query: &str, name: &str) -> Option<Explanation> {
+        self.explain_at(query, name, self.min_score)
+    }
+
+    /// [`Engine::explain`] against the display threshold `min_score` that `search` is given:
+    /// a tool that scores below it is no result, so its `score` is 0 and `note` says why
+    /// (`relevance` keeps what it reached).
+    pub fn explain_at(&self, query: &str, name: &str, min_score: f64) -> Option<Explanation> {
+        let mut e = self.explain_raw(query, name, min_score)?;
+        if e.score < min_score && e.score > 0.0 {
+            e.note.get_or_insert_with(|| {
+                format!("score {} below the display threshold {min_score}", e.score)
+            });
+            e.score = 0.0;
+        }
+        Some(e)
+    }
+
+    fn explain_raw(&self, query: &str, name: &str, min_score: f64) -> Option<Explanation> {
         match &self.kind {
             Kind::Compat(i) => i.explain(query, name).map(|e| Explanation {
                 name: e.name,
@@ -625,8 +643,8 @@ impl Engine {
                 tier: u32::from(e.name_boosted),
                 relevance: e.cosine,
                 coverage: None,
-                note: (e.score < self.min_score)
-                    .then(|| format!("score below the display threshold {}", self.min_score)),
+                note: (e.score < min_score)
+                    .then(|| format!("score {} below the display threshold {min_score}", e.score)),
                 terms: e
                     .terms
                     .into_iter()
