@@ -65,7 +65,9 @@ impl EnhancedIndex {
         // abstains), then the ranking `search` makes of them, every tool worked out: the score
         // of the tool is the one `search` gives it (a multi-step request's coverage included).
         let hits = self.score(&q, &mut Kept::default());
-        let ranked = if hits.is_empty() {
+        // A query of server filters alone lists that server's tools without scoring any.
+        let filter_only = q.terms.is_empty() && !q.servers.is_empty();
+        let ranked = if hits.is_empty() && !filter_only {
             Vec::new()
         } else {
             let parts = self.clause_queries(query);

@@ -94,6 +94,10 @@ impl EnhancedIndex {
             q.raw_ident.reserve(raws.len());
         }
         let quoted = quoted_tokens(&raws);
+        // The words the lexicon reads: every word but the `server:` / `+server` filters (a
+        // server named in Han characters is a filter, not a request for its meaning).
+        let mut lexicon_text = String::new();
+        let has_cjk = query.chars().any(is_cjk);
         for (ri, &raw) in raws.iter().enumerate() {
             // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
             let (required, body) = match raw.strip_prefix('+') {
@@ -113,6 +117,10 @@ impl EnhancedIndex {
                     q.servers.push(key);
                     continue;
                 }
+            }
+            if has_cjk {
+                lexicon_text.push_str(raw);
+                lexicon_text.push(' ');
             }
             let key = if names { name_key(body) } else { String::new() };
             if !key.is_empty() {
@@ -179,8 +187,8 @@ impl EnhancedIndex {
         }
         q.servers.sort_unstable();
         q.servers.dedup();
-        if query.chars().any(is_cjk) {
-            for en in lexicon::expand(query) {
+        if has_cjk {
+            for en in lexicon::expand(&lexicon_text) {
                 let t = self.analyzer.stem_word(en);
                 if !t.is_empty() {
                     add(
