@@ -69,6 +69,22 @@ describe('native.js', () => {
       expect(r.out).toContain(`on ${process.platform}-${process.arch}`)
     })
 
+    test(`${name}: the tool-index binary says so in one line, exit status 1 [regression: a 60-line stack trace]`, () => {
+      const r = spawnSync(runtime, [join(ROOT, 'dist', 'bin.js'), 'search', 'create an issue'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: join(ROOT, 'no-such-addon.node') },
+      })
+      expect(r.status).toBe(1)
+      const lines = r.stderr.trim().split('\n')
+      expect(lines.length).toBe(1)
+      expect(lines[0]).toStartWith('tool-index: the native addon of @ccb/tool-index-native could not be loaded')
+      expect(lines[0].endsWith('[E_NATIVE_UNAVAILABLE]')).toBe(true)
+      // And without the failure it runs the search.
+      const ok = spawnSync(runtime, [join(ROOT, 'dist', 'bin.js'), 'search', 'create an issue'], { cwd: ROOT, encoding: 'utf8' })
+      expect([ok.status, ok.stdout.split('\n')[1]]).toEqual([0, expect.stringContaining('mcp__github__create_issue')])
+    })
+
     test(`${name}: the addon loads, and the variable it reads is not left behind`, () => {
       const r = load(runtime, { TI_REPORT_NODE: '20.10.0' }, `${TRY_LOAD}; console.log(String(process.env.TOOL_INDEX_DEFER_FINALIZERS))`)
       expect(r.out.split('\n')).toEqual(['loaded function', 'undefined'])

@@ -310,8 +310,9 @@ async function runSearch(args: Args): Promise<number> {
   return 0
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
+/** Run the command line `argv` and exit with its status (the `tool-index` binary). */
+export function run(argv: string[]): void {
+  main(argv).then(
     (code) => process.exit(code),
     (err) => {
       if (err instanceof HelpRequest) {
@@ -332,3 +333,5 @@ if (require.main === module) {
     },
   )
 }
+
+if (require.main === module) run(process.argv.slice(2))
