@@ -26,7 +26,7 @@ export async function buildToolIndex(given: readonly ToolLike[], givenOptions: B
   const stored = await collect(plan.indexable, plan.names, tools, options)
   const state = newState(stored, plan.scoring, options.tuning)
   state.skipped = plan.skipped
-  return new ToolIndex(state)
+  return ToolIndex.of(state)
 }
 
 /** Internal: which tools of a list a build indexes. */
@@ -90,7 +90,7 @@ export async function buildLoadedIndex(tools: readonly ToolLike[], names: readon
   const stored = await collect(indexable, names, tools, options)
   const state = newState(stored, 'compat')
   state.skipped = skipped
-  return new ToolIndex(state)
+  return ToolIndex.of(state)
 }
 
 function readPlanInput(tools: readonly ToolLike[], options: BuildOptions) {

@@ -89,7 +89,7 @@ export class ToolIndexCache {
       if (base) {
         await updateState(base, tools, options)
         this.stats.updates++
-        return new ToolIndex(base)
+        return ToolIndex.of(base)
       }
       this.stats.builds++
       return buildToolIndex(tools, options)

@@ -113,12 +113,20 @@ export class ToolIndex implements Iterable<ToolIndexEntry> {
     }
   }
 
-  /** @internal use `ToolIndex.fromEntries`, `buildToolIndex` or `getToolIndex`. */
-  constructor(state: State) {
+  /**
+   * Not for callers (an index comes from `ToolIndex.fromEntries`, `buildToolIndex` or
+   * `getToolIndex`); `new ToolIndex()` throws `E_INVALID_ARG` from JavaScript.
+   */
+  private constructor(state: State) {
     if (!STATES.has(state)) {
       throw invalidArg('new ToolIndex() is not how an index is made: use ToolIndex.fromEntries(entries), buildToolIndex(tools) or getToolIndex(tools)')
     }
     this.#live = state
+  }
+
+  /** @internal the index over a state this module made (`newState`). */
+  static of(state: State): ToolIndex {
+    return new ToolIndex(state)
   }
 
   /** @internal */

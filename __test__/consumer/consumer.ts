@@ -8,6 +8,7 @@ import {
   isDeferredTool,
   searchTools,
   toolSearch,
+  ToolIndex,
   ToolIndexError,
   type ToolIndexEntry,
   type ToolLike,
@@ -66,3 +67,6 @@ export async function inlineTool(): Promise<unknown> {
 export const wrongCall: ToolLike = { name: 'mcp__x__bad', call: 42 }
 // @ts-expect-error `checkPermissions` must be a function
 export const wrongCheck: ToolLike = { name: 'mcp__x__bad', checkPermissions: 'allow' }
+// An index is not made with `new` (it always throws E_INVALID_ARG) [regression: it typechecked].
+// @ts-expect-error the constructor is private
+export const made = () => new ToolIndex()
