@@ -2,7 +2,7 @@
 // The native binding as the package loads it: the generated loader (`index.js`) after one check
 // of the runtime (see `runtime.js`). Everything native in the package, and its `./native`
 // export, comes through here.
-const { finalizerMode, BUN_GC_FINALIZERS } = require('./runtime.js')
+const { finalizerMode, loadAddon, BUN_GC_FINALIZERS } = require('./runtime.js')
 
 function fail(code, message, cause) {
   const err = new Error(message, cause === undefined ? undefined : { cause })
@@ -18,13 +18,9 @@ if (mode === 'unsupported') {
     `@ccb/tool-index-native needs Bun ${BUN_GC_FINALIZERS.join('.')} or later (this is Bun ${process.versions.bun}): an older Bun aborts when it collects a dropped index`,
   )
 }
-// On an older Node the addon is told to let Node queue its finalizers for a later turn of the
-// event loop. The variable is read once, when the addon loads, and not left for child processes.
-const FLAG = 'TOOL_INDEX_DEFER_FINALIZERS'
 let binding
 try {
-  if (mode === 'deferred') process.env[FLAG] = '1'
-  binding = require('./index.js')
+  binding = loadAddon(() => require('./index.js'))
 } catch (e) {
   throw fail(
     'E_NATIVE_UNAVAILABLE',
@@ -33,8 +29,6 @@ try {
       ` source with \`npm run build\`): ${String((e && e.message) || e).split('\n')[0]}`,
     e,
   )
-} finally {
-  if (mode === 'deferred') delete process.env[FLAG]
 }
 
 module.exports = binding

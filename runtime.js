@@ -44,4 +44,22 @@ function finalizerMode(versions) {
   return min && atLeast(node, min) ? 'gc' : 'deferred'
 }
 
-module.exports = { finalizerMode, BUN_GC_FINALIZERS }
+/** The variable an addon of this package reads once, when it loads (see its `node_api_module_get_api_version_v1`). */
+const DEFER_FLAG = 'TOOL_INDEX_DEFER_FINALIZERS'
+
+/**
+ * Load an addon (`load()`, a `require`) the way this runtime may run its finalizers: on an older
+ * Node the addon is told to let Node queue them for a later turn of the event loop. The variable
+ * is not left for child processes.
+ */
+function loadAddon(load) {
+  const deferred = finalizerMode(process.versions) !== 'gc'
+  if (deferred) process.env[DEFER_FLAG] = '1'
+  try {
+    return load()
+  } finally {
+    if (deferred) delete process.env[DEFER_FLAG]
+  }
+}
+
+module.exports = { finalizerMode, loadAddon, BUN_GC_FINALIZERS }

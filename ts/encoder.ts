@@ -215,16 +215,13 @@ function loadCompanion(): Companion {
   if (companion === undefined) {
     const tries = ['@ccb/tool-index-encoder', path.join(__dirname, '..', 'encoder', 'index.js')]
     const errors: string[] = []
-    // The encoder addon runs its finalizers as the main one does: during a collection where the
-    // runtime allows it (`runtime.js`), else deferred, told by the variable it reads at load.
+    // The encoder addon runs its finalizers as the main one does (`runtime.js`).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { finalizerMode } = require('../runtime.js') as { finalizerMode: (v: unknown) => string }
-    const deferred = finalizerMode(process.versions) !== 'gc'
-    if (deferred) process.env.TOOL_INDEX_DEFER_FINALIZERS = '1'
+    const { loadAddon } = require('../runtime.js') as { loadAddon: <T>(load: () => T) => T }
     for (const t of tries) {
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const mod = require(t) as Partial<Companion> | undefined
+        const mod = loadAddon(() => require(t) as Partial<Companion> | undefined)
         // Only the encoder addon will do (NAPI_RS_NATIVE_LIBRARY_PATH, read by every generated
         // loader, may point at another addon).
         if (typeof mod?.LocalEncoder?.load !== 'function' || typeof mod.EmbedCancel !== 'function') {
@@ -236,7 +233,6 @@ function loadCompanion(): Companion {
         errors.push(`${t}: ${String((e as Error)?.message ?? e).split('\n')[0]}`)
       }
     }
-    if (deferred) delete process.env.TOOL_INDEX_DEFER_FINALIZERS
     if (companion === undefined) companion = new Error(errors.join('; '))
   }
   if (companion instanceof Error) {
