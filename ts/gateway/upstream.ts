@@ -164,9 +164,11 @@ function failureOf(err: unknown): string {
   } catch {
     // no SDK: the failure is that (E_NO_SDK), and no answer came
   }
-  const code = (err as { code?: unknown } | undefined)?.code
-  if (McpError && err instanceof McpError) return `a JSON-RPC error (code ${String(code)})`
-  if (typeof code === 'number') return code > 0 ? `HTTP status ${code}` : 'an HTTP answer that is not JSON-RPC'
+  // Classified as a call's failure is (`httpStatusOf`).
+  const kind = McpError ? httpStatusOf(err, McpError) : 'no answer'
+  if (kind === undefined) return `a JSON-RPC error (code ${String((err as { code?: unknown }).code)})`
+  if (typeof kind === 'number') return `HTTP status ${kind}`
+  if (kind === 'odd answer') return 'an HTTP answer that is not JSON-RPC'
   const text = String((err as Error)?.message ?? err).split('\n')[0]
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
 }
