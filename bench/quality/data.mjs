@@ -77,7 +77,22 @@ export const UNSEEN_SET_INFO = [
   { id: 'metatool-single-unseen', corpus: 'metatool', from: 'metatool-single', title: 'MetaTool single, outside the sample' },
 ]
 const UNSEEN_SET_IDS = UNSEEN_SET_INFO.map((s) => s.id)
-const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS]
+
+/**
+ * UltraTool's test requests (`--set ultratool`): 1,000 requests, most needing two or more of its
+ * 436 tools, in English over the English tool texts and in Chinese over the Chinese ones (the same
+ * requests and tool names). Never tuned on before stop 40; read from
+ * `$TOOL_INDEX_ULTRATOOL_DATA`, else `../shared/ultratool` (the repository's `data/` folder:
+ * `<Language>-dataset/test.json`, one record a line). Not vendored: its repository states no
+ * licence. Not in the default run.
+ */
+export const ULTRATOOL_DIR = process.env.TOOL_INDEX_ULTRATOOL_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'ultratool')
+export const ULTRATOOL_SET_INFO = [
+  { id: 'ultratool', corpus: 'ultratool', language: 'English', title: 'UltraTool (share of tools)' },
+  { id: 'ultratool-zh', corpus: 'ultratool-zh', language: 'Chinese', title: 'UltraTool in Chinese, Chinese tool texts (share of tools)' },
+]
+const ULTRATOOL_SET_IDS = ULTRATOOL_SET_INFO.map((s) => s.id)
+const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS, ...ULTRATOOL_SET_IDS]
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
 function readJson(...parts) {
@@ -104,6 +119,7 @@ const SET_GROUPS = {
   'zh-unseen': ZH_UNSEEN_SET_IDS,
   'zh-unseen-alt': ZH_ALT_SET_IDS,
   unseen: UNSEEN_SET_IDS,
+  ultratool: ULTRATOOL_SET_IDS,
 }
 
 export function selectSets(filters) {
@@ -152,7 +168,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   }
 
   const finish = (id, rows, extra = {}) => {
-    const info = [...SET_INFO, ...UNSEEN_SET_INFO].find((s) => s.id === id)
+    const info = [...SET_INFO, ...UNSEEN_SET_INFO, ...ULTRATOOL_SET_INFO].find((s) => s.id === id)
     let queries = rows.filter((r) => inSplit(r.id, split))
     const inSplitCount = queries.length
     if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
@@ -218,5 +234,37 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       finish('metatool-multi', multi.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q) })))
     }
   }
+  for (const info of ULTRATOOL_SET_INFO) {
+    if (!wanted.has(info.id)) continue
+    const { tools, queries } = readUltraTool(info.language)
+    corpora[info.corpus] = tools
+    finish(info.id, queries, { note: `${queries.length} requests, ${tools.length} tools` })
+  }
   return { corpora, sets: out }
+}
+
+/**
+ * One language of UltraTool as a catalog and judged requests: every tool a record lists (the
+ * tools its plan calls), once by name; a request's relevant tools are its record's, each its own
+ * group (recall@5 is the share of them in the top 5). Ids are the record's line number, the same
+ * in both languages, so both split alike.
+ */
+export function readUltraTool(language) {
+  const file = path.join(ULTRATOOL_DIR, `${language}-dataset`, 'test.json')
+  if (!existsSync(file)) {
+    throw new Error(`UltraTool data not found: ${file}\nSet TOOL_INDEX_ULTRATOOL_DATA to the folder holding English-dataset/ and Chinese-dataset/.`)
+  }
+  const records = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+  const byName = new Map()
+  const queries = records.map((r, i) => {
+    for (const t of r.tools) {
+      if (!byName.has(t.name)) byName.set(t.name, { name: t.name, description: t.description, inputSchema: t.arguments })
+    }
+    const q = { id: `ultratool-${i}`, query: r.question.trim(), relevant: r.tools.map((t) => t.name) }
+    return { id: q.id, query: q.query, judgement: judgement(q) }
+  })
+  return { tools: [...byName.values()], queries }
 }

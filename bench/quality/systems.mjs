@@ -70,6 +70,34 @@ function docsOf(tools) {
 
 const NAME_BOOST = 2
 
+/** MiniSearch's own token boundaries (white space and punctuation). */
+const SPACE_OR_PUNCTUATION = /[\n\r\p{Z}\p{P}]+/u
+/** A run of Han, kana or Hangul. */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu
+
+/**
+ * MiniSearch's tokenizer with what a user indexing Chinese text adds: each CJK run becomes its
+ * overlapping character bigrams (a lone character stays whole), and letters or digits glued to
+ * it become tokens of their own (`GitHub上的` → `github`, `上的`). Text without CJK is tokenized
+ * exactly as MiniSearch's default does.
+ */
+export function tokenizeCjk(text) {
+  const out = []
+  for (const token of String(text).split(SPACE_OR_PUNCTUATION)) {
+    if (!token) continue
+    let last = 0
+    for (const m of token.matchAll(CJK_RUN)) {
+      if (m.index > last) out.push(token.slice(last, m.index))
+      const chars = [...m[0]]
+      if (chars.length === 1) out.push(chars[0])
+      for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1])
+      last = m.index + m[0].length
+    }
+    if (last < token.length) out.push(last === 0 ? token : token.slice(last))
+  }
+  return out
+}
+
 // ---------------------------------------------------------------------------------------------
 // This package
 // ---------------------------------------------------------------------------------------------
@@ -181,11 +209,12 @@ async function jsSystems() {
   ])
   const out = []
 
-  // MiniSearch: BM25+ over three fields (the BM25 baseline of the quality tables); lower-casing + stop words; OR of the query terms.
+  // MiniSearch: BM25+ over three fields (the BM25 baseline of the quality tables); CJK bigrams,
+  // lower-casing + stop words; OR of the query terms.
   const MiniSearch = minisearch.default ?? minisearch.MiniSearch
   out.push({
     id: 'minisearch',
-    label: `minisearch (BM25+, name boost ${NAME_BOOST}, stop words)`,
+    label: `minisearch (BM25+, name boost ${NAME_BOOST}, stop words, CJK bigrams)`,
     available: !minisearch.error,
     reason: minisearch.error ? `minisearch not loadable: ${minisearch.error.message}` : null,
     build: (tools) => {
@@ -193,6 +222,7 @@ async function jsSystems() {
         idField: 'id',
         fields: ['name', 'description', 'server'],
         storeFields: [],
+        tokenize: tokenizeCjk,
         processTerm: (term) => {
           const t = term.toLowerCase()
           return STOP_WORDS.has(t) ? null : t
@@ -279,14 +309,24 @@ async function loadSemantic() {
   return mod.loadLocalEncoder ? mod : (mod.default ?? mod)
 }
 
-/** A native vector store of the tools' texts (`sem.toolText`) embedded by `enc`. */
-export async function vectorStoreOf(api, sem, enc, tools) {
-  const vs = await enc.embed(tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' })))
+/**
+ * A native vector store of the tools' texts (`sem.toolText`) embedded by `enc`; with `readable`,
+ * only the tools whose text it accepts (as `SemanticToolIndex` embeds only the tools an encoder
+ * reads), the others listed in `unread`.
+ */
+export async function vectorStoreOf(api, sem, enc, tools, readable = () => true) {
+  const texts = tools.map((t) => sem.toolText({ name: t.name, description: t.description ?? '' }))
+  const read = tools.map((t) => readable(sem.toolLanguageText({ name: t.name, description: t.description ?? '' })))
+  const kept = tools.filter((_, i) => read[i])
+  const unread = new Set(tools.filter((_, i) => !read[i]).map((t) => t.name))
   const store = new api.nativeBinding.NativeVectorStore(enc.dim)
-  const flat = new Float32Array(tools.length * enc.dim)
-  vs.forEach((v, i) => flat.set(v, i * enc.dim))
-  store.upsertMany(tools.map((t) => t.name), flat)
-  return store
+  if (kept.length > 0) {
+    const vs = await enc.embed(texts.filter((_, i) => read[i]))
+    const flat = new Float32Array(kept.length * enc.dim)
+    vs.forEach((v, i) => flat.set(v, i * enc.dim))
+    store.upsertMany(kept.map((t) => t.name), flat)
+  }
+  return Object.assign(store, { unread })
 }
 
 /**
@@ -323,6 +363,8 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
         return qvec.get(q)
       },
       buildVectors: (tools) => vectorStoreOf(api, sem, e, tools),
+      // As a semantic index embeds tools: only those whose text the encoder reads.
+      buildReadableVectors: (tools) => vectorStoreOf(api, sem, e, tools, (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE),
       readable: (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE,
     }
   }
@@ -340,7 +382,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
     id,
     label: `enhanced (abstaining off) + ${label}, fuse(${JSON.stringify({ ...sem.FUSION_DEFAULTS, ...fusion })})`,
     channels,
-    build: async (tools) => ({ stores: await Promise.all(channels.map((c) => c.buildVectors(tools))), idx: enhanced(tools) }),
+    build: async (tools) => ({ stores: await Promise.all(channels.map((c) => c.buildReadableVectors(tools))), idx: enhanced(tools) }),
     prepare: async (_h, texts) => {
       const routes = texts.map((t) => route(channels, rule, t)).filter(Boolean)
       for (const c of channels) await c.prepare(routes.filter((r) => r.ch === c).map((r) => r.text))
@@ -353,7 +395,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
       const lists = []
       for (const t of [r.text, ...clausesOf(r.text)]) lists.push(store.search(await r.ch.queryVec(t), CAND))
       const vec = sem.mergeVectorHits(lists, CAND)
-      return sem.fuse(lex, vec, K, fusion).map((x) => x.name)
+      return sem.fuse(lex, vec, K, fusion, (name) => store.unread.has(name)).map((x) => x.name)
     },
   })
   const alone = (id, label, c) => ({
