@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { EncoderError, SemanticToolIndex, embedderFromFunction, lexiconGloss, queryClauses, routeRequest, toolText } from '../dist/semantic.js'
+import { EncoderError, SemanticToolIndex, embedderFromFunction, fuse, lexiconGloss, queryClauses, routeRequest, toolLanguageText, toolText } from '../dist/semantic.js'
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -297,7 +297,7 @@ describe('fallback embedder: hostile objects when the index is created', () => {
       }
       get languages() {
         languageReads++
-        return languageReads === 1 ? ['zh'] : ['en']
+        return languageReads === 1 ? ['en', 'zh'] : ['ru']
       }
       #embed = async function (this: Counted, texts: readonly string[]) {
         this.seen += texts.length
@@ -336,7 +336,7 @@ describe('fallback embedder: hostile objects when the index is created', () => {
 describe('fallback embedder: bad answers', () => {
   test('a fallback whose vectors have another length than the main embedder\'s has a store of its own', async () => {
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec)
+    const fb = host('fb', ['en', 'zh'], zhVec)
     const idx = SemanticToolIndex.create(catalog('d1'), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
     await idx.ready
     expect(idx.vectorsReady).toBe(true)
@@ -384,7 +384,7 @@ describe('fallback embedder: bad answers', () => {
     const watch = watchUnhandled()
     const p = 'd2'
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, (texts, query) => (query ? texts.map(zhVec) : answer(texts)))
+    const fb = host('fb', ['en', 'zh'], zhVec, (texts, query) => (query ? texts.map(zhVec) : answer(texts)))
     const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
     const err = await idx.ready.then(
       () => undefined,
@@ -410,7 +410,7 @@ describe('fallback embedder: bad answers', () => {
   test('a failing fallback whose index is never waited for leaves no unhandled rejection', async () => {
     const watch = watchUnhandled()
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, () => Promise.reject(new Error('fallback down')))
+    const fb = host('fb', ['en', 'zh'], zhVec, () => Promise.reject(new Error('fallback down')))
     // One index is never looked at again; of the other, neither `ready` nor the upsert's promise is.
     const untouched = SemanticToolIndex.create(catalog('d5'), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
     const idx = SemanticToolIndex.create(catalog('d6'), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
@@ -429,7 +429,7 @@ describe('fallback embedder: bad answers', () => {
     let queryDim = 0 // extra floats on request vectors
     const pad = (v: number[], n: number) => [...v, ...new Array(n).fill(0.5)]
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, (texts, query) => texts.map((t) => pad(zhVec(t), query ? queryDim : toolDim)))
+    const fb = host('fb', ['en', 'zh'], zhVec, (texts, query) => texts.map((t) => pad(zhVec(t), query ? queryDim : toolDim)))
     const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
     await idx.ready
     // A later tool embedding of another length: the new tool gets no fallback vector.
@@ -469,7 +469,7 @@ describe('fallback embedder: bad answers', () => {
       () => Promise.reject(new Proxy({}, { getPrototypeOf: () => { throw new Error('prototype trap') } })),
     ]) {
       const main = host('main', ['en'], enVec)
-      const fb = host('fb', ['zh'], zhVec, (texts, query) => (query ? texts.map(zhVec) : answer(texts)))
+      const fb = host('fb', ['en', 'zh'], zhVec, (texts, query) => (query ? texts.map(zhVec) : answer(texts)))
       const idx = SemanticToolIndex.create(catalog('d4'), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
       expect(await codeOf(idx.ready)).toBe('E_ENCODE')
       expect((await idx.searchFused(EN_REQUEST, 1))[0]).toMatchObject({ name: 'd4_weather', vector: expect.any(Number) })
@@ -487,7 +487,7 @@ describe('fallback embedder that never answers', () => {
       const p = 'h1'
       let hang = true
       const main = host('main', ['en'], enVec)
-      const fb = host('fb', ['zh'], zhVec, (texts) => (hang ? new Promise<never>(() => {}) : texts.map(zhVec)))
+      const fb = host('fb', ['en', 'zh'], zhVec, (texts) => (hang ? new Promise<never>(() => {}) : texts.map(zhVec)))
       const t0 = Date.now()
       const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder, embedTimeoutMs: 40 })
       const err = await idx.ready.then(
@@ -519,7 +519,7 @@ describe('fallback embedder that never answers', () => {
       const p = 'h2'
       const late: ReturnType<typeof deferred<number[][]>>[] = []
       const main = host('main', ['en'], enVec)
-      const fb = host('fb', ['zh'], zhVec, (texts, query) => {
+      const fb = host('fb', ['en', 'zh'], zhVec, (texts, query) => {
         if (!query) return texts.map(zhVec)
         const d = deferred<number[][]>()
         late.push(d)
@@ -559,9 +559,9 @@ describe('fallback embedder that never answers', () => {
       const tools = [{ name: 'k_weather', description: 'weather forecast' }, { name: 'k_email', description: 'send an email' }];
       const vec = (t) => [0.05, t.split('weather').length - 1, t.split('email').length - 1];
       const main = s.embedderFromFunction((texts) => texts.map(vec), { id: 'main', languages: ['en'] });
-      const a = s.SemanticToolIndex.create(tools, { embedder: main, fallbackEmbedder: { id: 'hang', languages: ['zh'], embed: () => new Promise(() => {}) } });
+      const a = s.SemanticToolIndex.create(tools, { embedder: main, fallbackEmbedder: { id: 'hang', languages: ['en', 'zh'], embed: () => new Promise(() => {}) } });
       a.ready.then(() => console.log('a ready'), (e) => console.log('a failed', e.code));
-      const b = s.SemanticToolIndex.create(tools, { embedder: main, fallbackEmbedder: { id: 'hangq', languages: ['zh'], embed: (texts, o) => (o && o.query ? new Promise(() => {}) : texts.map(vec)) } });
+      const b = s.SemanticToolIndex.create(tools, { embedder: main, fallbackEmbedder: { id: 'hangq', languages: ['en', 'zh'], embed: (texts, o) => (o && o.query ? new Promise(() => {}) : texts.map(vec)) } });
       (async () => {
         const lexical = await a.searchFused('天气预报', 1);
         console.log('a lexical', lexical.length > 0 && lexical[0].vector === undefined);
@@ -589,7 +589,7 @@ describe('tools removed or replaced while the fallback embeds', () => {
     const gate = deferred()
     let gated = true
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, async (texts, query) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, async (texts, query) => {
       if (gated && !query) await gate.promise
       return texts.map(zhVec)
     })
@@ -637,7 +637,7 @@ describe('tools removed or replaced while the fallback embeds', () => {
     const p = 'r2'
     const gate = deferred()
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, async (texts, query, call) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, async (texts, query, call) => {
       if (call === 1 && !query) await gate.promise
       return texts.map(zhVec)
     })
@@ -667,7 +667,7 @@ describe('tools removed or replaced while the fallback embeds', () => {
     const p = 'r3'
     let hold: ReturnType<typeof deferred<void>> | undefined
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, async (texts, query) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, async (texts, query) => {
       if (query && hold) await hold.promise
       return texts.map(zhVec)
     })
@@ -692,7 +692,7 @@ describe('tools removed or replaced while the fallback embeds', () => {
   test('a tool removed once both stores hold it leaves both, and both stay complete', async () => {
     const p = 'r5'
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec)
+    const fb = host('fb', ['en', 'zh'], zhVec)
     const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
     await idx.ready
     idx.remove([`${p}_weather`, `${p}_email`])
@@ -718,7 +718,7 @@ describe('tools removed or replaced while the fallback embeds', () => {
     let mode: 'fail' | 'gate' | 'ok' = 'fail'
     const gate = deferred()
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, async (texts) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, async (texts) => {
       if (mode === 'fail') throw new Error('fallback down')
       if (mode === 'gate') await gate.promise
       return texts.map(zhVec)
@@ -747,7 +747,7 @@ describe('upsert([]) after a failed fallback embedding', () => {
     const many = Array.from({ length: 1_200 }, (_, i) => ({ name: `${p}_tool_${i}`, description: `does thing number ${i}` }))
     let failCall = 2
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, (texts, _query, call) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, (texts, _query, call) => {
       if (call === failCall) throw new Error('fallback down')
       return texts.map(zhVec)
     })
@@ -778,7 +778,7 @@ describe('upsert([]) after a failed fallback embedding', () => {
     const p = 'u2'
     let fail = false
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, (texts) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, (texts) => {
       if (fail) throw Object.assign(new Error('503'), { code: 'E_UPSTREAM' })
       return texts.map(zhVec)
     })
@@ -854,7 +854,7 @@ describe('routing between the embedder and the fallback', () => {
 
   test('readsRequest is true when either embedder reads the request', () => {
     const en = host('main', ['en'], enVec).embedder
-    const zh = host('fb', ['zh'], zhVec).embedder
+    const zh = host('fb', ['en', 'zh'], zhVec).embedder
     const ru = host('fb', ['ru'], zhVec).embedder
     const alone = SemanticToolIndex.create(catalog('o2'), { embedder: en })
     const withZh = SemanticToolIndex.create(catalog('o3'), { embedder: en, fallbackEmbedder: zh })
@@ -901,7 +901,7 @@ describe('routing between the embedder and the fallback', () => {
     // reads whose gloss neither reads either: no embedder sees any of them.
     {
       const main = host('main', ['en'], enVec)
-      const fb = host('fb', ['zh'], zhVec)
+      const fb = host('fb', ['en', 'zh'], zhVec)
       const idx = SemanticToolIndex.create(catalog(`${p}c`), { embedder: main.embedder, fallbackEmbedder: fb.embedder, fusion: { unreadable: 'lexical' } })
       await idx.ready
       expect(idx.readsRequest(RU_REQUEST)).toBe(false)
@@ -961,7 +961,7 @@ describe('the query flag', () => {
         texts.length = 0 // a host that empties what it was given changes nothing for the index
         return out
       },
-      { id: 'fb', languages: ['zh'] },
+      { id: 'fb', languages: ['en', 'zh'] },
     )
     const main = host('main', ['en'], enVec)
     const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb })
@@ -978,7 +978,7 @@ describe('waiting with a failed or slow fallback', () => {
   test('wait: true waits for the embedder the request goes to: the main\'s requests are fused, the fallback\'s reject', async () => {
     const p = 'w1'
     const main = host('main', ['en'], enVec)
-    const fb = host('fb', ['zh'], zhVec, () => {
+    const fb = host('fb', ['en', 'zh'], zhVec, () => {
       throw new Error('fallback down')
     })
     const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
@@ -1003,7 +1003,7 @@ describe('waiting with a failed or slow fallback', () => {
       if (gateMain && !query) await mainGate.promise
       return texts.map(enVec)
     })
-    const fb = host('fb', ['zh'], zhVec, async (texts, query, call) => {
+    const fb = host('fb', ['en', 'zh'], zhVec, async (texts, query, call) => {
       if (call === 1 && !query) await fbGate.promise
       return texts.map(zhVec)
     })
@@ -1038,5 +1038,108 @@ describe('result limits', () => {
     }
     expect((await index.searchVector(EN_REQUEST, 3.9)).length).toBe(3)
     expect(await index.searchVector(EN_REQUEST, 0)).toEqual([])
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+
+describe('tools an embedder cannot read', () => {
+  /** English tools, and two described in Chinese (their names are Latin identifiers, as names are). */
+  const mixed = (p: string) => [
+    ...catalog(p),
+    { name: `${p}_tianqi`, description: '查询城市的天气预报和当前天气' },
+    { name: `${p}_youjian`, description: '发送电子邮件给收件人' },
+  ]
+  const hasHan = (t: string) => /\p{Script=Han}/u.test(t)
+
+  test('the language of a tool is read from its description, else from its name', () => {
+    expect(toolLanguageText({ name: 'file_write', description: '用于将内容写入指定文件' })).toBe('用于将内容写入指定文件')
+    expect(toolLanguageText({ name: 'file_write', description: 'Write a file', searchHint: '写文件' })).toBe('写文件. Write a file')
+    // No letters in the description: the name decides.
+    expect(toolLanguageText({ name: 'get_weather', description: '→ 42' })).toBe('get weather')
+    expect(toolLanguageText({ name: 'get_weather' })).toBe('get weather')
+  })
+
+  test('fuse: a tool the vector channel cannot judge is ranked by its lexical part alone', () => {
+    const lexical = [
+      { name: 'zh_tool', score: 2 },
+      { name: 'en_a', score: 1 },
+      { name: 'en_b', score: 0.5 },
+    ]
+    const vector = [
+      { name: 'en_b', score: 0.9 },
+      { name: 'en_a', score: 0.2 },
+    ]
+    const unjudged = (n: string) => n === 'zh_tool'
+    // Without the rule, the vector channel's silence halves the best lexical match.
+    expect(fuse(lexical, vector, 3, { lexicalWeight: 0.5 })[0]).toMatchObject({ name: 'zh_tool', score: 0.5 })
+    const hits = fuse(lexical, vector, 3, { lexicalWeight: 0.5 }, unjudged)
+    expect(hits[0]).toMatchObject({ name: 'zh_tool', score: 1, lexical: 2, vector: undefined })
+    expect(hits[1]).toMatchObject({ name: 'en_b', score: 0.5 })
+    // A judged tool missing from the vector candidates still gets no vector credit.
+    expect(hits[2]).toMatchObject({ name: 'en_a', vector: 0.2 })
+    const rrf = fuse(lexical, vector, 3, { method: 'rrf', lexicalWeight: 0.5, rrfK: 60 }, unjudged)
+    expect(rrf.find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(1 / 61, 12)
+    expect(fuse(lexical, vector, 3, { method: 'rrf', lexicalWeight: 0.5, rrfK: 60 }).find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(0.5 / 61, 12)
+  })
+
+  test('an English embedder never gets the Chinese-described tools; the index is ready without their vectors', async () => {
+    const p = 'u1'
+    const main = host('main', ['en'], enVec)
+    const idx = SemanticToolIndex.create(mixed(p), { embedder: main.embedder })
+    await idx.ready
+    expect(idx.vectorsReady).toBe(true)
+    const embedded = main.tools().flatMap((c) => c.texts)
+    expect(embedded.length).toBe(catalog(p).length)
+    expect(embedded.some(hasHan)).toBe(false)
+    expect(names(await idx.searchVector(EN_REQUEST, 10))).not.toContain(`${p}_tianqi`)
+    // A Chinese request goes to the English embedder as its gloss; the Chinese-described tool it
+    // matches lexically keeps its lexical rank, with no vector part.
+    const zh = await idx.searchFused(ZH_REQUEST, 3)
+    const lexicalFirst = idx.search(ZH_REQUEST, 1)[0].name
+    expect(lexicalFirst).toBe(`${p}_tianqi`)
+    expect(zh[0]).toMatchObject({ name: `${p}_tianqi`, vector: undefined, score: 1 })
+  })
+
+  test('a catalog the embedder cannot read at all is ranked lexically', async () => {
+    const p = 'u2'
+    const main = host('main', ['en'], enVec)
+    const zhOnly = mixed(p).filter((t) => hasHan(t.description))
+    const idx = SemanticToolIndex.create(zhOnly, { embedder: main.embedder })
+    await idx.ready
+    expect(main.tools().length).toBe(0)
+    for (const q of [ZH_REQUEST, '发送邮件', EN_REQUEST]) {
+      expect(names(await idx.searchFused(q, 2))).toEqual(names(idx.search(q, 2)))
+    }
+  })
+
+  test('a fallback that reads Chinese embeds the Chinese-described tools, and judges them', async () => {
+    const p = 'u3'
+    const main = host('main', ['en'], enVec)
+    const fb = host('fb', ['en', 'zh'], zhVec)
+    const idx = SemanticToolIndex.create(mixed(p), { embedder: main.embedder, fallbackEmbedder: fb.embedder })
+    await idx.ready
+    expect(main.tools().flatMap((c) => c.texts).some(hasHan)).toBe(false)
+    expect(fb.tools().flatMap((c) => c.texts).filter(hasHan).length).toBe(2)
+    const zh = await idx.searchFused(ZH_REQUEST, 3)
+    expect(zh.find((h) => h.name === `${p}_tianqi`)?.vector).toEqual(expect.any(Number))
+  })
+
+  test('a tool replaced by a Chinese-described one leaves the vectors; replaced back, it is embedded again', async () => {
+    const p = 'u4'
+    const main = host('main', ['en'], enVec)
+    const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder })
+    await idx.ready
+    expect(names(await idx.searchVector('send email', 1))).toEqual([`${p}_email`])
+    await idx.upsert([{ name: `${p}_email`, description: '发送电子邮件给收件人' }])
+    expect(idx.vectorsReady).toBe(true)
+    expect(names(await idx.searchVector('send email', 10))).not.toContain(`${p}_email`)
+    await idx.upsert([{ name: `${p}_email`, description: 'Send an email message to recipients' }])
+    expect(idx.vectorsReady).toBe(true)
+    expect(names(await idx.searchVector('send email', 1))).toEqual([`${p}_email`])
+    // Removed, it is in neither list.
+    idx.remove([`${p}_email`])
+    expect(idx.vectorsReady).toBe(true)
+    expect(names(await idx.searchVector('send email', 10))).not.toContain(`${p}_email`)
   })
 })

@@ -123,12 +123,18 @@ export interface FusedHit {
 /**
  * Fuse a lexical ranking and a vector ranking (each best first, with scores) into one list.
  * Pure function; ties keep the lexical order, then the vector order.
+ *
+ * `unjudged` names the tools the vector channel cannot judge (their text is mostly in scripts its
+ * encoder was not trained on, so they have no vector): such a tool's lexical part stands in for
+ * its vector part, so it is ranked by its lexical evidence alone, neither helped nor held back by
+ * the other channel.
  */
 export function fuse(
   lexical: readonly { name: string; score: number }[],
   vector: readonly { name: string; score: number }[],
   limit: number,
   options: FusionOptions = {},
+  unjudged?: (name: string) => boolean,
 ): FusedHit[] {
   const o = { ...FUSION_DEFAULTS, ...options }
   const w = Math.min(1, Math.max(0, Number.isFinite(o.lexicalWeight) ? o.lexicalWeight : FUSION_DEFAULTS.lexicalWeight))
@@ -147,7 +153,7 @@ export function fuse(
   for (const r of lex) if (hit(r.name).lexical === undefined) hit(r.name).lexical = r.score
   for (const r of vec) if (hit(r.name).vector === undefined) hit(r.name).vector = r.score
   if (o.method === 'rrf') {
-    lex.forEach((r, i) => (hit(r.name).score += w / (o.rrfK + i + 1)))
+    lex.forEach((r, i) => (hit(r.name).score += (unjudged?.(r.name) ? 1 : w) / (o.rrfK + i + 1)))
     vec.forEach((r, i) => (hit(r.name).score += (1 - w) / (o.rrfK + i + 1)))
   } else {
     const lmax = lex.reduce((m, r) => Math.max(m, r.score), 0)
@@ -165,7 +171,7 @@ export function fuse(
     const flat = vec.length === 1 && c1 > 0 ? 1 : 0
     for (const h of hits.values()) {
       const l = h.lexical !== undefined && lmax > 0 ? (lspan > 0 ? (h.lexical - lmin) / lspan : 1) : 0
-      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : flat) : 0
+      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : flat) : unjudged?.(h.name) ? l : 0
       h.score = w * l + (1 - w) * v
     }
   }
@@ -248,10 +254,26 @@ export function nameWords(name: string): string {
     .toLowerCase()
 }
 
+/** A tool's search hint and description, joined (empty when it has neither). */
+function toolProse(t: { description?: string | null; searchHint?: string | null }): string {
+  return [t.searchHint, t.description].filter((s) => typeof s === 'string' && s.trim()).join('. ')
+}
+
 /** The text embedded for a tool: its name in words, then its description (and search hint). */
 export function toolText(t: { name: string; description?: string | null; searchHint?: string | null }): string {
-  const desc = [t.searchHint, t.description].filter((s) => typeof s === 'string' && s.trim()).join('. ')
+  const desc = toolProse(t)
   return desc ? `${nameWords(t.name)}: ${desc}` : nameWords(t.name)
+}
+
+/**
+ * The text whose scripts decide whether an encoder reads a tool (see `readableShare`): its
+ * description and search hint, or its name in words when it has neither. Names are identifiers
+ * in Latin letters whatever the tool's language (`file_write` of a tool described in Chinese), so
+ * they say nothing of it.
+ */
+export function toolLanguageText(t: { name: string; description?: string | null; searchHint?: string | null }): string {
+  const desc = toolProse(t)
+  return /\p{L}/u.test(desc) ? desc : nameWords(t.name)
 }
 
 /** Options of `SemanticToolIndex.create`. */
@@ -422,12 +444,12 @@ export class SemanticToolIndex {
 
   /** The tools as a channel embeds them: each one's text, and its id while it is held as it was. */
   #items(entries: readonly Stored[]): ChannelItem[] {
-    return entries.map((e) => ({ text: toolText(e), held: () => (this.#entries.get(e.name) === e ? this.#id(e.name) : undefined) }))
+    return entries.map((e) => ({ text: toolText(e), language: toolLanguageText(e), held: () => (this.#entries.get(e.name) === e ? this.#id(e.name) : undefined) }))
   }
 
   /** The tools `channel` has no vector of, as they are now. */
   #missing(channel: VectorChannel): Stored[] {
-    return [...this.#entries.values()].filter((e) => !channel.has(this.#idOf.get(e.name) ?? ''))
+    return [...this.#entries.values()].filter((e) => !channel.covers(this.#idOf.get(e.name) ?? ''))
   }
 
   /** True once `channel` holds a vector of every tool. */
@@ -572,7 +594,7 @@ export class SemanticToolIndex {
 
   /**
    * The `limit` tools nearest to the query by vector alone, embedded by the first embedder that
-   * reads it (the embedder when none does); waits until that embedder has every tool's vector
+   * reads it (the embedder when none does; tools it cannot read have no vector from it); waits until that embedder has every tool's vector
    * (rejects as `ready` does when its embedding failed).
    */
   async searchVector(query: string, limit = 5): Promise<{ name: string; score: number }[]> {
@@ -600,7 +622,10 @@ export class SemanticToolIndex {
    * A request mostly written in scripts the embedder was not trained on (`Embedder.languages`:
    * a Chinese request to an English model) is embedded by the fallback embedder if it reads it;
    * else its lexicon gloss is, or with `unreadable: 'lexical'` it is ranked by the lexical channel
-   * alone.
+   * alone. Tools work the same way: a tool whose text an embedder cannot read gets no vector from
+   * it, and a search routed to that embedder ranks the tool by its lexical score alone (see
+   * `fuse`'s `unjudged`), so a Chinese catalog under an English model is ranked lexically, not by
+   * the model's noise.
    */
   async searchFused(query: string, limit = 5, options: FusionOptions & { wait?: boolean } = {}): Promise<FusedHit[]> {
     this.#live()
@@ -631,7 +656,11 @@ export class SemanticToolIndex {
     const lists = qs.map((q) => this.#named(native(() => store.search(q, o.candidates))))
     const vector = mergeVectorHits(lists, o.candidates)
     if (abstains(lexical, lists[0] ?? [], vector[0]?.score ?? 0, o.candidates, o.abstain)) return []
-    return fuse(lexical, vector, k, o)
+    const unread = (name: string) => {
+      const id = this.#idOf.get(name)
+      return id !== undefined && route.encoder.cannotRead(id)
+    }
+    return fuse(lexical, vector, k, o, unread)
   }
 }
 

@@ -69,6 +69,8 @@ function toVectors(out: unknown, n: number, dim: number | undefined, what: strin
 /** A tool to embed: its store id and its text, and whether the index still holds it as it was. */
 export interface ChannelItem {
   readonly text: string
+  /** The text whose scripts decide whether the embedder reads the tool (`toolLanguageText`). */
+  readonly language: string
   /** The tool's store id while the index holds this version of it, else `undefined`. */
   held(): string | undefined
 }
@@ -78,6 +80,11 @@ export class VectorChannel {
   #store: VectorStore | undefined
   /** Store ids whose vectors are stored (only ids of tools the index holds now). */
   readonly #vectored = new Set<string>()
+  /**
+   * Store ids of tools whose text the embedder cannot read (see `reads`): they get no vector
+   * from it, and a fused search ranks them by their lexical evidence (see `fuse`'s `unjudged`).
+   */
+  readonly #unread = new Set<string>()
   #pending: Promise<void> = Promise.resolve()
   /** The last embedding that failed (its tools have no vectors until they are given again). */
   #error: unknown
@@ -111,19 +118,25 @@ export class VectorChannel {
     return this.#store
   }
 
-  /** True when the tool of this store id has its vector. */
-  has(id: string): boolean {
-    return this.#vectored.has(id)
+  /** True when the tool of this store id has its vector, or was found unreadable to the embedder. */
+  covers(id: string): boolean {
+    return this.#vectored.has(id) || this.#unread.has(id)
   }
 
-  /** How many tools have their vectors. */
+  /** True when the tool of this store id is written mostly in scripts the embedder cannot read. */
+  cannotRead(id: string): boolean {
+    return this.#unread.has(id)
+  }
+
+  /** How many tools are covered (see `covers`). */
   get size(): number {
-    return this.#vectored.size
+    return this.#vectored.size + this.#unread.size
   }
 
   /** The tool's vector is out of date (it was replaced): it is no longer counted. */
   invalidate(id: string): void {
     this.#vectored.delete(id)
+    this.#unread.delete(id)
   }
 
   /** Free the store now; embeddings still running store nothing. */
@@ -132,6 +145,7 @@ export class VectorChannel {
     const store = this.#store
     if (store) native(() => store.dispose())
     this.#vectored.clear()
+    this.#unread.clear()
   }
 
   #disposed = false
@@ -139,6 +153,7 @@ export class VectorChannel {
   /** The tool is gone: its vector leaves the store. */
   forget(id: string): void {
     this.#vectored.delete(id)
+    this.#unread.delete(id)
     const store = this.#store
     if (store) native(() => store.remove(id))
   }
@@ -195,7 +210,21 @@ export class VectorChannel {
     return batch
   }
 
-  async #embed(items: readonly ChannelItem[]): Promise<void> {
+  async #embed(given: readonly ChannelItem[]): Promise<void> {
+    // Tools the embedder cannot read are covered without a vector.
+    const items: ChannelItem[] = []
+    for (const item of given) {
+      if (this.reads(item.language)) {
+        items.push(item)
+        continue
+      }
+      const id = item.held()
+      if (id === undefined || this.#disposed) continue
+      this.#unread.add(id)
+      // A tool replaced by one the embedder cannot read leaves its old vector behind.
+      const store = this.#store
+      if (store) native(() => store.remove(id))
+    }
     for (let at = 0; at < items.length; at += EMBED_BATCH) {
       const batch = items.slice(at, at + EMBED_BATCH)
       let vecs: Float32Array[]
