@@ -17,7 +17,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
-import { entriesOf, vectorStoreOf } from './systems.mjs'
+import { entriesOf, readableVectorStoreOf } from './systems.mjs'
 import { crossValidate } from './rule-choice.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
@@ -32,7 +32,7 @@ const { corpora, sets } = loadSets({ sets: setsFromArgv(process.argv, ['etom', '
 // Per corpus: the vector store and the lexical index the fused ranking uses (abstaining off).
 const handles = {}
 for (const [corpus, tools] of Object.entries(corpora)) {
-  const store = await vectorStoreOf(api, sem, enc, tools)
+  const store = await readableVectorStoreOf(api, sem, enc, tools)
   handles[corpus] = { store, idx: api.ToolIndex.fromEntries(entriesOf(tools), { scoring: 'enhanced', tuning: { abstainConfidence: 0 } }) }
 }
 
@@ -49,7 +49,7 @@ for (const set of sets) {
     const lexical = idx.search(q.query, CAND)
     const lists = textsOf.get(q.query).map((t) => store.search(Float32Array.from(byText.get(t)), CAND))
     const vector = sem.mergeVectorHits(lists, CAND)
-    const fused = sem.fuse(lexical, vector, K).map((r) => r.name)
+    const fused = sem.fuse(lexical, vector, K, {}, (name) => store.unread.has(name)).map((r) => r.name)
     rows.push({ set: set.id, query: q.query, infeasible: !!set.infeasible, lexical, whole: lists[0], best: vector[0]?.score ?? 0, recall: set.infeasible ? 0 : recallAt(fused, q.judgement) })
   }
 }

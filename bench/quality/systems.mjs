@@ -329,6 +329,11 @@ export async function vectorStoreOf(api, sem, enc, tools, readable = () => true)
   return Object.assign(store, { unread })
 }
 
+/** `vectorStoreOf` as a semantic index embeds tools: only those whose text `enc` reads. */
+export function readableVectorStoreOf(api, sem, enc, tools) {
+  return vectorStoreOf(api, sem, enc, tools, (t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE)
+}
+
 /**
  * `fusion` (from the command line or a tuning sweep) overrides FUSION_DEFAULTS for the fused
  * systems: { method, lexicalWeight, candidates, rrfK }.
@@ -363,8 +368,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
         return qvec.get(q)
       },
       buildVectors: (tools) => vectorStoreOf(api, sem, e, tools),
-      // As a semantic index embeds tools: only those whose text the encoder reads.
-      buildReadableVectors: (tools) => vectorStoreOf(api, sem, e, tools, (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE),
+      buildReadableVectors: (tools) => readableVectorStoreOf(api, sem, e, tools),
       readable: (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE,
     }
   }
