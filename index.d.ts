@@ -356,6 +356,11 @@ export interface Tuning {
   /** Query weight of words inside quotation marks (default 0.3). */
   quoteWeight?: number
   /**
+   * Query weight of single CJK characters, matched beside the bigrams of their run (default
+   * 0.7; 0 leaves them out of requests).
+   */
+  unigramWeight?: number
+  /**
    * The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
    * a request gets nothing when at least 30 tools match, the best scores below
    * `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.

@@ -98,6 +98,9 @@ pub struct Tuning {
     pub generic_name_weight: Option<f64>,
     /// Query weight of words inside quotation marks (default 0.3).
     pub quote_weight: Option<f64>,
+    /// Query weight of single CJK characters, matched beside the bigrams of their run (default
+    /// 0.7; 0 leaves them out of requests).
+    pub unigram_weight: Option<f64>,
     /// The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
     /// a request gets nothing when at least 30 tools match, the best scores below
     /// `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
@@ -125,6 +128,7 @@ impl TryFrom<Tuning> for engine::Tuning {
             synonym_weight: t.synonym_weight,
             generic_name_weight: t.generic_name_weight,
             quote_weight: t.quote_weight,
+            unigram_weight: t.unigram_weight,
             crowd_gap: t.crowd_gap,
             crowd_weight: t.crowd_weight,
             crowd_confidence: t.crowd_confidence,

@@ -191,6 +191,7 @@ const TUNING_FIELDS: Record<keyof Tuning, true> = {
   synonymWeight: true,
   genericNameWeight: true,
   quoteWeight: true,
+  unigramWeight: true,
   crowdGap: true,
   crowdWeight: true,
   crowdConfidence: true,

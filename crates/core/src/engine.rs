@@ -85,6 +85,7 @@ pub struct Tuning {
     pub synonym_weight: Option<f64>,
     pub generic_name_weight: Option<f64>,
     pub quote_weight: Option<f64>,
+    pub unigram_weight: Option<f64>,
     pub crowd_gap: Option<f64>,
     pub crowd_weight: Option<f64>,
     pub crowd_confidence: Option<f64>,
@@ -142,6 +143,9 @@ impl Tuning {
         }
         if let Some(v) = self.quote_weight {
             p.quote_weight = finite(v, "tuning.quoteWeight")?;
+        }
+        if let Some(v) = self.unigram_weight {
+            p.unigram_weight = finite(v, "tuning.unigramWeight")?;
         }
         if let Some(v) = self.crowd_gap {
             p.crowd_gap = finite(v, "tuning.crowdGap")?;

@@ -5,18 +5,21 @@
 //! `Twitter`; `don't` gives nothing) → [`split_identifier`]
 //! (`snake_case`, `kebab-case`, `mcp__server__tool`, `CamelCase`, `HTTPServer`) →
 //! lowercase → drop stop words → Snowball English stem → cap at [`MAX_TOKEN_LEN`].
-//! CJK runs (Han, kana) become overlapping bigrams (a lone character stays a unigram), so
-//! `解析pdf文件` gives `解析`, `pdf`, `文件`.
+//! CJK runs (Han, kana) become overlapping bigrams and, but for stop characters
+//! ([`super::wordlists::is_unigram_stop`]), their characters (a lone character stays a
+//! unigram), so `解析pdf文件` gives `解析`, `解`, `析`, `pdf`, `文件`, `文`, `件`. A request
+//! weighs its characters at [`super::Params::unigram_weight`]; a tool has them in every field
+//! but its schema, and they do not count in a field's length.
 
 use std::borrow::Cow;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 pub use super::clauses::clauses;
-use super::wordlists::is_query_stop_any_case;
 pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
 };
+use super::wordlists::{is_query_stop_any_case, is_unigram_stop};
 pub use super::words::{is_cjk, split_identifier, strip_clitic, words};
 
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
@@ -24,6 +27,9 @@ pub const MAX_TOKEN_LEN: usize = 64;
 
 /// The per-word stages of the pipeline: a word in, its tokens out through the callback.
 type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
+
+/// Where tokens go (one at a time).
+type TokenSink<'s> = dyn FnMut(Cow<'_, str>) + 's;
 
 /// Longest word (in bytes) a [`WordMemo`] keeps: longer ones are analysed each time, so a
 /// memo of N words holds at most N × 64 bytes of keys.
@@ -100,26 +106,43 @@ impl Analyzer {
 
     /// The whole pipeline, calling `emit` for each token in order.
     pub fn analyze(&self, text: &str, emit: impl FnMut(Cow<'_, str>)) {
-        self.analyze_by(words(text), &mut |w, emit| self.analyze_word(w, emit), emit);
+        self.analyze_by(
+            words(text),
+            &mut |w, emit| self.analyze_word(w, emit),
+            emit,
+            None,
+        );
     }
 
     /// [`Analyzer::analyze`] of a text's words (the word segments of [`words`], perhaps some
     /// left out), with the per-word stages (identifier splitting, stop words, stemming) done
-    /// by `word`.
+    /// by `word`. The characters of a CJK run go to `unigram` when it is given, else to
+    /// `emit` with the rest.
     fn analyze_by<'t>(
         &self,
         words: impl Iterator<Item = &'t str>,
         word: &mut WordStage<'_>,
         mut emit: impl FnMut(Cow<'_, str>),
+        mut unigram: Option<&mut TokenSink<'_>>,
     ) {
         let mut cjk_run = String::new();
-        let flush = |run: &mut String, emit: &mut dyn FnMut(Cow<'_, str>)| {
+        let mut flush = |run: &mut String, emit: &mut dyn FnMut(Cow<'_, str>)| {
             let chars: Vec<char> = run.chars().collect();
             if chars.len() == 1 {
                 emit(Cow::Owned(run.clone()));
             } else {
                 for w in chars.windows(2) {
                     emit(Cow::Owned(w.iter().collect()));
+                }
+                // Its characters too (but the stop characters), for words the bigrams split
+                // differently on each side: 改为 ("change to") and 更改 ("change") share 改.
+                for &c in &chars {
+                    if !is_unigram_stop(c) {
+                        match unigram.as_deref_mut() {
+                            Some(u) => u(Cow::Owned(c.to_string())),
+                            None => emit(Cow::Owned(c.to_string())),
+                        }
+                    }
                 }
             }
             run.clear();
@@ -200,14 +223,27 @@ impl Analyzer {
         // Conversational words are left out of the word sequence (as if they were spaces:
         // a word on each side of one still makes a phrasal verb).
         let kept = words(text).filter(|w| !is_query_stop_any_case(w));
-        self.analyze_words_with(kept, memo, emit);
+        self.analyze_words_with(kept, memo, emit, None);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
     /// and kept there (the same tokens either way: the per-word stages depend on the word
     /// alone).
     pub fn analyze_with(&self, text: &str, memo: &mut WordMemo, emit: impl FnMut(Cow<'_, str>)) {
-        self.analyze_words_with(words(text), memo, emit);
+        self.analyze_words_with(words(text), memo, emit, None);
+    }
+
+    /// [`Analyzer::analyze_with`], with the characters of CJK runs (their unigrams) handed to
+    /// `unigram` instead of `emit`: a tool's field has them as terms, but they do not make it
+    /// longer, so a catalog's field lengths are those of its words.
+    pub fn analyze_with_unigrams(
+        &self,
+        text: &str,
+        memo: &mut WordMemo,
+        emit: impl FnMut(Cow<'_, str>),
+        unigram: &mut TokenSink<'_>,
+    ) {
+        self.analyze_words_with(words(text), memo, emit, Some(unigram));
     }
 
     /// [`Analyzer::analyze_with`] of a text's words (see [`Analyzer::analyze_by`]).
@@ -216,6 +252,7 @@ impl Analyzer {
         words: impl Iterator<Item = &'t str>,
         memo: &mut WordMemo,
         emit: impl FnMut(Cow<'_, str>),
+        unigram: Option<&mut TokenSink<'_>>,
     ) {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
             // Long words are never kept (a memo of them would let requests fill memory).
@@ -234,7 +271,7 @@ impl Analyzer {
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
             memo.0.insert(w.to_owned(), tokens);
         };
-        self.analyze_by(words, &mut word, emit);
+        self.analyze_by(words, &mut word, emit, unigram);
     }
 
     /// The pipeline into a vector.
@@ -265,11 +302,19 @@ mod tests {
                 "mcp__github__create_issue",
                 &["mcp", "github", "creat", "issu"],
             ),
-            ("解析pdf文件", &["解析", "pdf", "文件"]),
+            (
+                "解析pdf文件",
+                &["解析", "解", "析", "pdf", "文件", "文", "件"],
+            ),
+            // Stop characters give no unigram; their bigrams stay.
+            ("我的文件", &["我的", "的文", "文件", "文", "件"]),
+            // A lone character stays a unigram.
+            ("查 pdf", &["查", "pdf"]),
             (
                 "查询谁调用了这个函数",
                 &[
-                    "查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数",
+                    "查询", "询谁", "谁调", "调用", "用了", "了这", "这个", "个函", "函数", "查",
+                    "询", "谁", "调", "用", "函", "数",
                 ],
             ),
             (
@@ -278,7 +323,10 @@ mod tests {
             ),
             ("running the servers quickly", &["run", "server", "quick"]),
             ("单", &["单"]),
-            ("東京タワー", &["東京", "京タ", "タワ", "ワー"]),
+            (
+                "東京タワー",
+                &["東京", "京タ", "タワ", "ワー", "東", "京", "タ", "ワ"],
+            ),
             ("Ünïcode café", &["ünïcode", "café"]),
             // Clitics go; a negated auxiliary goes whole.
             ("Twitter's API isn't down", &["twitter", "api", "down"]),
@@ -344,7 +392,7 @@ mod tests {
         );
         assert_eq!(
             a.query_tokens("help 解析pdf文件"),
-            vec!["解析", "pdf", "文件"]
+            vec!["解析", "解", "析", "pdf", "文件", "文", "件"]
         );
         assert_eq!(a.tokens("help"), vec!["help"]);
         // Intensifiers and politeness say nothing of the tool; in tool text they stay.

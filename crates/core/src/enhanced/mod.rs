@@ -60,6 +60,8 @@ pub use tools::Doc;
 pub const FIELDS: usize = 5;
 /// Field names, in field order.
 pub const FIELD_NAMES: [&str; FIELDS] = ["name", "server", "searchHint", "description", "schema"];
+/// The index of the schema field in [`FIELD_NAMES`].
+pub const SCHEMA_FIELD: usize = 4;
 
 /// The enhanced index.
 pub struct EnhancedIndex {
@@ -325,6 +327,75 @@ mod tests {
 
     fn doc(name: &str, desc: &str) -> ToolDoc {
         ToolDoc::new(name, desc)
+    }
+
+    /// Names of a search's results, best first.
+    fn ranked(idx: &EnhancedIndex, q: &str) -> Vec<String> {
+        idx.search(q, 5, 0.0)
+            .iter()
+            .map(|h| idx.name(h.slot).unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn cjk_unigrams_match_words_the_bigrams_split_differently() {
+        // 改为 ("change to") and 更改 ("change") share only 改.
+        let tools = vec![
+            doc("clock_alarm_cancel", "取消闹钟工具"),
+            doc("clock_alarm_change", "更改闹钟工具"),
+            doc("flight_ticket_cancel", "机票预订取消工具"),
+        ];
+        let q = "把明天的闹钟改为七点";
+        let idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
+        assert_eq!(ranked(&idx, q)[0], "clock_alarm_change");
+        // Without unigrams in the request, both alarm tools match 闹钟 alone, and the first wins.
+        let off = Params {
+            unigram_weight: 0.0,
+            ..Params::default()
+        };
+        let idx = EnhancedIndex::build(tools, off, 512).unwrap();
+        assert_eq!(ranked(&idx, q)[0], "clock_alarm_cancel");
+        let parsed = idx.parse_query(q);
+        assert!(parsed.terms.iter().all(|t| t.origin != "unigram"));
+    }
+
+    #[test]
+    fn cjk_unigrams_stay_out_of_the_schema_and_the_request_mass() {
+        let mut with_schema = doc("stock_quote", "Get a stock quote");
+        with_schema.schema_text = Some("代码 股票代码".to_owned());
+        let tools = vec![with_schema, doc("weather", "天气预报")];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        // 码 alone is in the schema only as part of 代码: no unigram is indexed there.
+        assert!(ranked(&idx, "码").is_empty());
+        // The bigram still matches.
+        assert_eq!(ranked(&idx, "代码"), vec!["stock_quote"]);
+        let q = idx.parse_query("查询天气");
+        let unigrams: Vec<&str> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin == "unigram")
+            .map(|t| t.term.as_str())
+            .collect();
+        assert_eq!(unigrams, vec!["查", "询", "天", "气"]);
+        assert!(q
+            .terms
+            .iter()
+            .filter(|t| t.origin == "unigram")
+            .all(|t| t.weight < 1.0));
+        // The request's mass is that of its words alone.
+        let words = ParsedQuery {
+            terms: q
+                .terms
+                .iter()
+                .filter(|t| t.origin != "unigram")
+                .cloned()
+                .collect(),
+            ..q.clone()
+        };
+        assert_eq!(
+            idx.query_mass(&q).to_bits(),
+            idx.query_mass(&words).to_bits()
+        );
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub struct Params {
     pub generic_name_weight: f64,
     /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
     pub quote_weight: f64,
+    /// Query weight of a single CJK character (a unigram beside its run's bigrams, see
+    /// [`super::analyze`]): weaker evidence than a word, and outside the request's IDF mass
+    /// (0 leaves unigrams out of requests).
+    pub unigram_weight: f64,
     /// The crowd rule (0 turns it off, the default): a request is answered with nothing when
     /// at least [`CROWD_RANK`] tools match, the best scores below
     /// [`Params::crowd_confidence`], and it stands less than this above
@@ -90,6 +94,7 @@ impl Default for Params {
             synonym_weight: 0.3,
             generic_name_weight: 1.0,
             quote_weight: 0.3,
+            unigram_weight: 0.7,
             crowd_gap: 0.0,
             crowd_weight: CROWD_RULE.1,
             crowd_confidence: CROWD_RULE.2,

@@ -17,8 +17,8 @@ use super::EnhancedIndex;
 pub struct QueryTerm {
     pub term: String,
     pub weight: f64,
-    /// Why it is in the query: `"query"`, `"synonym:<word>"`, `"typo:<original>"` or
-    /// `"lexicon"`.
+    /// Why it is in the query: `"query"`, `"synonym:<word>"`, `"typo:<original>"`,
+    /// `"lexicon"` or `"unigram"` (a single CJK character of the request).
     pub origin: Cow<'static, str>,
     pub required: bool,
 }
@@ -233,6 +233,23 @@ impl EnhancedIndex {
                     false,
                 );
             }
+        }
+        // Single CJK characters (unigrams, see `analyze`) are weaker evidence than words: they
+        // weigh `unigram_weight` and, like typo corrections, stay out of the request's mass
+        // (`query_mass`), so a character some tool's schema happens to hold cannot make a
+        // request look less covered. A required `+字` stays a word.
+        if has_cjk {
+            let uw = self.params.unigram_weight;
+            q.terms.retain_mut(|t| {
+                let mut chars = t.term.chars();
+                let unigram = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
+                if !unigram || t.required || t.origin != "query" {
+                    return true;
+                }
+                t.weight *= uw;
+                t.origin = Cow::Borrowed("unigram");
+                uw > 0.0
+            });
         }
         q
     }

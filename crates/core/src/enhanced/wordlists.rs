@@ -100,6 +100,16 @@ pub fn is_stop(word: &str) -> bool {
     crate::tokenize::is_stop_word(word) || (word.len() <= 7 && EXTRA_STOP.contains(&word))
 }
 
+/// Chinese characters that say nothing of a tool on their own (particles, pronouns,
+/// conjunctions, request words: 的, 我, 请, 要, …, and the kana marks ー, ・): a CJK run gives
+/// no unigram of them (see [`super::analyze`]); its bigrams still hold them.
+const CJK_UNIGRAM_STOP: &str = "的了是在我你他她它们个一这那和与及或把被给让请帮要需想将对从到为以于也都就还又再吗呢吧啊着过地得之其该此等并而且但如若则所有无不没能会可呀哦嗯后前时么什怎样些每各ー・";
+
+/// Is this character one of [`CJK_UNIGRAM_STOP`]?
+pub fn is_unigram_stop(c: char) -> bool {
+    CJK_UNIGRAM_STOP.contains(c)
+}
+
 /// Irregular past forms of verbs common in requests, mapped to their stems (the stemmer
 /// leaves `sent`, `found`, `bought` as they are).
 const IRREGULAR: &[(&str, &str)] = &[
