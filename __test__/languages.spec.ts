@@ -14,10 +14,22 @@ describe('wordsByScript', () => {
     ['Привет, мир', { Cyrillic: 2 }],
     ['café au lait', { Latin: 3 }],
     ['cafe\u0301', { Latin: 1 }],
+    // The kana length mark ー (a character of two scripts) stays inside its katakana word.
+    ['サーバー', { Katakana: 2 }],
+    ['データベースを検索します', { Katakana: 3, Hiragana: 2, Han: 1 }],
     ['12345 !!! ---', {}],
     ['', {}],
   ])('%j', (query, want) => {
     expect(Object.fromEntries(wordsByScript(query))).toEqual(want)
+  })
+
+  test('one run of millions of letters is judged by its start, not matched whole (it overflowed the regular expression under Node)', () => {
+    for (const letter of ['中', 'ж', '한', 'e\u0301']) {
+      const words = wordsByScript(letter.repeat(4_200_000))
+      expect([...words.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
+    }
+    expect(readableShare('中'.repeat(4_200_000), ['en'])).toBe(0)
+    expect(readableShare('データベースを検索します', ['ja'])).toBe(1)
   })
 
   test('a long request is judged by its first 4,096 letters, in linear time', () => {

@@ -1143,3 +1143,57 @@ describe('tools an embedder cannot read', () => {
     expect(names(await idx.searchVector('send email', 10))).not.toContain(`${p}_email`)
   })
 })
+
+describe('tools an embedder cannot read: reviewed edges', () => {
+  test('a vector of a replaced version is never a candidate while the new version is on the way', async () => {
+    const p = 'u5'
+    let holdTools: ReturnType<typeof deferred> | undefined
+    let holdQuery: ReturnType<typeof deferred> | undefined
+    const main = host('main', ['en'], enVec, async (texts, query) => {
+      if (query && holdQuery) await holdQuery.promise
+      if (!query && holdTools) await holdTools.promise
+      return texts.map(enVec)
+    })
+    const idx = SemanticToolIndex.create(catalog(p), { embedder: main.embedder })
+    await idx.ready
+    // A request in flight; meanwhile a new tool's embedding is held, and the weather tool is
+    // replaced (by a version the embedder cannot read) behind it.
+    holdQuery = deferred()
+    const vectorHits = idx.searchVector(EN_REQUEST, 5)
+    const fusedHits = idx.searchFused(EN_REQUEST, 5)
+    await sleep(5)
+    holdTools = deferred()
+    const added = idx.upsert([{ name: `${p}_forecast`, description: 'Weather forecast for the coming week' }])
+    await sleep(5) // that embedding has started, and waits
+    const replaced = idx.upsert([{ name: `${p}_weather`, description: '查询城市的天气预报和当前天气' }])
+    holdQuery.resolve(undefined)
+    expect(names(await vectorHits)).not.toContain(`${p}_weather`)
+    const fused = await fusedHits
+    expect(fused.find((h) => h.name === `${p}_weather`)?.vector).toBeUndefined()
+    // Nothing else is lost: the other tools still fill the list.
+    expect((await vectorHits).length).toBe(4)
+    holdTools.resolve(undefined)
+    await Promise.all([added, replaced])
+    expect(idx.vectorsReady).toBe(true)
+    expect(names(await idx.searchVector(EN_REQUEST, 10))).not.toContain(`${p}_weather`)
+    expect(names(await idx.searchVector(EN_REQUEST, 10))).toContain(`${p}_forecast`)
+  })
+
+  test('fuse, rrf: the lexical part stands for both only for a tool with no vector; a name counts once a list', () => {
+    const lexical = [
+      { name: 'zh_tool', score: 2 },
+      { name: 'zh_tool', score: 2 },
+      { name: 'en_a', score: 1 },
+    ]
+    const vector = [{ name: 'zh_tool', score: 0.3 }]
+    const o = { method: 'rrf' as const, lexicalWeight: 0.5, rrfK: 60 }
+    const all = () => true
+    // In the vector list, it is judged: half weight at each place.
+    expect(fuse(lexical, vector, 3, o, all).find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(0.5 / 61 + 0.5 / 61, 12)
+    // Not in it: full weight at its lexical place, once.
+    expect(fuse(lexical, [], 3, o, all).find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(1 / 61, 12)
+    expect(fuse(lexical, [], 3, o).find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(0.5 / 61, 12)
+    // Only `true` counts as unjudged.
+    expect(fuse(lexical, [], 3, o, (() => 'yes') as never).find((h) => h.name === 'zh_tool')!.score).toBeCloseTo(0.5 / 61, 12)
+  })
+})

@@ -58,12 +58,25 @@ const UNSPACED = new Set(['Han', 'Hiragana', 'Katakana', 'Thai', 'Lao', 'Khmer',
 /** Every script above, plus Latin; a letter of any other script counts as `Other`. */
 const KNOWN = ['Latin', ...new Set(Object.values(SCRIPTS_OF).flat())]
 
+/** Scripts whose runs go on through the marks they share with another (`Script_Extensions`): the kana length mark ー in `サーバー`. */
+const SHARED_MARKS = new Set(['Hiragana', 'Katakana'])
+
 /** One run of letters (and their marks) of one script; the last branch takes any other letters. */
-const RUN = new RegExp(`${KNOWN.map((s) => `\\p{Script=${s}}[\\p{Script=${s}}\\p{M}]*`).join('|')}|\\p{L}[\\p{L}\\p{M}]*`, 'gu')
+const RUN = new RegExp(
+  `${KNOWN.map((s) => `\\p{Script=${s}}[\\p{${SHARED_MARKS.has(s) ? 'Script_Extensions' : 'Script'}=${s}}\\p{M}]*`).join('|')}|\\p{L}[\\p{L}\\p{M}]*`,
+  'gu',
+)
 const SCRIPT_TESTS = KNOWN.map((s) => [s, new RegExp(`^\\p{Script=${s}}`, 'u')] as const)
 
 /** Letters of a request looked at: a longer request is judged by its start. */
 export const MAX_LETTERS_READ = 4096
+
+/**
+ * UTF-16 units of a text looked at, far more than `MAX_LETTERS_READ` letters need: the runs are
+ * never matched over a whole multi-megabyte text (one run of millions of letters overflows the
+ * regular expression's stack under Node).
+ */
+export const MAX_UNITS_READ = 65_536
 
 /**
  * The scripts the languages are written in, or `undefined` (any script) when the list is missing
@@ -93,7 +106,7 @@ function scriptOf(run: string): string {
 export function wordsByScript(query: string): Map<string, number> {
   const out = new Map<string, number>()
   let letters = 0
-  for (const m of String(query).matchAll(RUN)) {
+  for (const m of String(query).slice(0, MAX_UNITS_READ).matchAll(RUN)) {
     const script = scriptOf(m[0])
     const n = [...m[0]].length
     const words = UNSPACED.has(script) ? n / 2 : 1

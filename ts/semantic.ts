@@ -150,11 +150,28 @@ export function fuse(
     }
     return h
   }
-  for (const r of lex) if (hit(r.name).lexical === undefined) hit(r.name).lexical = r.score
-  for (const r of vec) if (hit(r.name).vector === undefined) hit(r.name).vector = r.score
+  // Each name counts once a list, at its first (best) place.
+  const lexRank = new Map<string, number>()
+  const vecRank = new Map<string, number>()
+  lex.forEach((r, i) => {
+    if (lexRank.has(r.name)) return
+    lexRank.set(r.name, i)
+    hit(r.name).lexical = r.score
+  })
+  vec.forEach((r, i) => {
+    if (vecRank.has(r.name)) return
+    vecRank.set(r.name, i)
+    hit(r.name).vector = r.score
+  })
+  // A tool the vector channel has no vector of and cannot judge: its lexical part stands for both.
+  const alone = (h: FusedHit) => h.vector === undefined && unjudged !== undefined && unjudged(h.name) === true
   if (o.method === 'rrf') {
-    lex.forEach((r, i) => (hit(r.name).score += (unjudged?.(r.name) ? 1 : w) / (o.rrfK + i + 1)))
-    vec.forEach((r, i) => (hit(r.name).score += (1 - w) / (o.rrfK + i + 1)))
+    for (const h of hits.values()) {
+      const li = lexRank.get(h.name)
+      const vi = vecRank.get(h.name)
+      const lexical = li === undefined ? 0 : (alone(h) ? 1 : w) / (o.rrfK + li + 1)
+      h.score = lexical + (vi === undefined ? 0 : (1 - w) / (o.rrfK + vi + 1))
+    }
   } else {
     const lmax = lex.reduce((m, r) => Math.max(m, r.score), 0)
     const lmin = o.lexicalNorm === 'minmax' ? lex.reduce((m, r) => Math.min(m, r.score), Infinity) : 0
@@ -171,7 +188,7 @@ export function fuse(
     const flat = vec.length === 1 && c1 > 0 ? 1 : 0
     for (const h of hits.values()) {
       const l = h.lexical !== undefined && lmax > 0 ? (lspan > 0 ? (h.lexical - lmin) / lspan : 1) : 0
-      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : flat) : unjudged?.(h.name) ? l : 0
+      const v = h.vector !== undefined ? (span > 0 ? (h.vector - c0) / span : flat) : alone(h) ? l : 0
       h.score = w * l + (1 - w) * v
     }
   }
@@ -582,12 +599,15 @@ export class SemanticToolIndex {
     return this.#lexical.search(query, limit)
   }
 
-  /** Store hits as tool names, leaving out ids whose tool is gone. */
-  #named(hits: { name: string; score: number }[]): { name: string; score: number }[] {
+  /**
+   * Store hits as tool names, leaving out ids whose tool is gone and vectors of a version of the
+   * tool that was replaced since (its new vector, or its removal from the store, is on the way).
+   */
+  #named(channel: VectorChannel, hits: { name: string; score: number }[]): { name: string; score: number }[] {
     const out: { name: string; score: number }[] = []
     for (const h of hits) {
       const name = this.#nameOf.get(h.name)
-      if (name !== undefined && this.#entries.has(name)) out.push({ name, score: h.score })
+      if (name !== undefined && this.#entries.has(name) && channel.hasVector(h.name)) out.push({ name, score: h.score })
     }
     return out
   }
@@ -606,7 +626,7 @@ export class SemanticToolIndex {
     const store = channel.store
     if (!store || k === 0) return []
     const [q] = await channel.requestVectors([query])
-    return this.#named(native(() => store.search(q, k)))
+    return this.#named(channel, channel.search(q, k)).slice(0, k)
   }
 
   /** True when an embedder (the embedder, or the fallback) reads most of the request's words (see `readableShare`). */
@@ -653,7 +673,7 @@ export class SemanticToolIndex {
     }
     // Taken after the wait: a tool removed meanwhile is in neither list.
     const lexical = this.#lexical.search(query, o.candidates)
-    const lists = qs.map((q) => this.#named(native(() => store.search(q, o.candidates))))
+    const lists = qs.map((q) => this.#named(route.encoder, route.encoder.search(q, o.candidates)).slice(0, o.candidates))
     const vector = mergeVectorHits(lists, o.candidates)
     if (abstains(lexical, lists[0] ?? [], vector[0]?.score ?? 0, o.candidates, o.abstain)) return []
     const unread = (name: string) => {

@@ -123,9 +123,28 @@ export class VectorChannel {
     return this.#vectored.has(id) || this.#unread.has(id)
   }
 
+  /**
+   * True when the store's vector of this id is the tool's as the index holds it now (not one
+   * left from a version replaced since, while its new vector, or its removal, is on the way).
+   */
+  hasVector(id: string): boolean {
+    return this.#vectored.has(id)
+  }
+
   /** True when the tool of this store id is written mostly in scripts the embedder cannot read. */
   cannotRead(id: string): boolean {
     return this.#unread.has(id)
+  }
+
+  /**
+   * The `k` stored vectors nearest to `query`, over-fetched by the vectors held for versions
+   * replaced since (`hasVector` false), so that leaving those out still leaves `k`.
+   */
+  search(query: Float32Array, k: number): { name: string; score: number }[] {
+    const store = this.#store
+    if (!store || k <= 0) return []
+    const stale = Math.max(0, native(() => store.size) - this.#vectored.size)
+    return native(() => store.search(query, Math.min(k + stale, 0xffffffff)))
   }
 
   /** How many tools are covered (see `covers`). */
@@ -221,7 +240,7 @@ export class VectorChannel {
       const id = item.held()
       if (id === undefined || this.#disposed) continue
       this.#unread.add(id)
-      // A tool replaced by one the embedder cannot read leaves its old vector behind.
+      // The vector of the version it replaced (one the embedder read) goes.
       const store = this.#store
       if (store) native(() => store.remove(id))
     }
