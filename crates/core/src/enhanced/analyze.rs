@@ -28,8 +28,9 @@ pub const MAX_TOKEN_LEN: usize = 64;
 /// The per-word stages of the pipeline: a word in, its tokens out through the callback.
 type WordStage<'w> = dyn FnMut(&str, &mut dyn FnMut(Cow<'_, str>)) + 'w;
 
-/// Where tokens go (one at a time).
-type TokenSink<'s> = dyn FnMut(Cow<'_, str>) + 's;
+/// Where tokens go, one at a time, each with whether it is a unigram (a character of a CJK run
+/// of two or more).
+type TaggedSink<'s> = dyn FnMut(Cow<'_, str>, bool) + 's;
 
 /// Longest word (in bytes) a [`WordMemo`] keeps: longer ones are analysed each time, so a
 /// memo of N words holds at most N × 64 bytes of keys.
@@ -105,43 +106,42 @@ impl Analyzer {
     }
 
     /// The whole pipeline, calling `emit` for each token in order.
-    pub fn analyze(&self, text: &str, emit: impl FnMut(Cow<'_, str>)) {
+    pub fn analyze(&self, text: &str, mut emit: impl FnMut(Cow<'_, str>)) {
         self.analyze_by(
             words(text),
             &mut |w, emit| self.analyze_word(w, emit),
-            emit,
-            None,
+            &mut |t, _| emit(t),
         );
     }
 
     /// [`Analyzer::analyze`] of a text's words (the word segments of [`words`], perhaps some
     /// left out), with the per-word stages (identifier splitting, stop words, stemming) done
-    /// by `word`. The characters of a CJK run go to `unigram` when it is given, else to
-    /// `emit` with the rest.
+    /// by `word`. Each token goes to `emit` with whether it is a unigram: a character of a CJK
+    /// run of two or more (a lone character is a word).
     fn analyze_by<'t>(
         &self,
         words: impl Iterator<Item = &'t str>,
         word: &mut WordStage<'_>,
-        mut emit: impl FnMut(Cow<'_, str>),
-        mut unigram: Option<&mut TokenSink<'_>>,
+        emit: &mut TaggedSink<'_>,
     ) {
         let mut cjk_run = String::new();
-        let mut flush = |run: &mut String, emit: &mut dyn FnMut(Cow<'_, str>)| {
-            let chars: Vec<char> = run.chars().collect();
-            if chars.len() == 1 {
-                emit(Cow::Owned(run.clone()));
+        // Tokens are slices of the run: a long run costs no allocation a token.
+        let flush = |run: &mut String, emit: &mut TaggedSink<'_>| {
+            let mut bounds: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+            bounds.push(run.len());
+            let n = bounds.len() - 1;
+            if n == 1 {
+                emit(Cow::Borrowed(run.as_str()), false);
             } else {
-                for w in chars.windows(2) {
-                    emit(Cow::Owned(w.iter().collect()));
+                for k in 0..n - 1 {
+                    emit(Cow::Borrowed(&run[bounds[k]..bounds[k + 2]]), false);
                 }
                 // Its characters too (but the stop characters), for words the bigrams split
                 // differently on each side: 改为 ("change to") and 更改 ("change") share 改.
-                for &c in &chars {
-                    if !is_unigram_stop(c) {
-                        match unigram.as_deref_mut() {
-                            Some(u) => u(Cow::Owned(c.to_string())),
-                            None => emit(Cow::Owned(c.to_string())),
-                        }
+                for k in 0..n {
+                    let c = &run[bounds[k]..bounds[k + 1]];
+                    if !c.chars().next().is_some_and(is_unigram_stop) {
+                        emit(Cow::Borrowed(c), true);
                     }
                 }
             }
@@ -151,7 +151,7 @@ impl Analyzer {
         for w in words {
             // Two-word phrasal verbs ("log in", "sign up") also give their one-word form.
             if let Some(c) = prev.and_then(|p| phrasal(p, w)) {
-                emit(Cow::Borrowed(c));
+                emit(Cow::Borrowed(c), false);
             }
             prev = Some(w);
             if w.chars().all(is_cjk) {
@@ -159,7 +159,7 @@ impl Analyzer {
                 continue;
             }
             if !cjk_run.is_empty() {
-                flush(&mut cjk_run, &mut emit);
+                flush(&mut cjk_run, &mut *emit);
             }
             if w.chars().any(is_cjk) {
                 // Mixed script inside one segment: split at script changes.
@@ -169,9 +169,9 @@ impl Analyzer {
                     let k = is_cjk(c);
                     if k != buf_cjk && !buf.is_empty() {
                         if buf_cjk {
-                            flush(&mut buf, &mut emit);
+                            flush(&mut buf, &mut *emit);
                         } else {
-                            word(&buf, &mut emit);
+                            word(&buf, &mut |t| emit(t, false));
                             buf.clear();
                         }
                     }
@@ -181,14 +181,14 @@ impl Analyzer {
                 if buf_cjk {
                     cjk_run.push_str(&buf);
                 } else {
-                    word(&buf, &mut emit);
+                    word(&buf, &mut |t| emit(t, false));
                 }
                 continue;
             }
-            word(w, &mut emit);
+            word(w, &mut |t| emit(t, false));
         }
         if !cjk_run.is_empty() {
-            flush(&mut cjk_run, &mut emit);
+            flush(&mut cjk_run, &mut *emit);
         }
     }
 
@@ -218,32 +218,62 @@ impl Analyzer {
         &self,
         text: &str,
         memo: &mut WordMemo,
-        emit: impl FnMut(Cow<'_, str>),
+        mut emit: impl FnMut(Cow<'_, str>),
+    ) {
+        self.query_tokens_tagged(text, memo, |t, _| emit(t));
+    }
+
+    /// [`Analyzer::query_tokens_into`], each token with whether it is a unigram (see
+    /// [`Analyzer::analyze_tagged`]).
+    pub fn query_tokens_tagged(
+        &self,
+        text: &str,
+        memo: &mut WordMemo,
+        mut emit: impl FnMut(Cow<'_, str>, bool),
     ) {
         // Conversational words are left out of the word sequence (as if they were spaces:
         // a word on each side of one still makes a phrasal verb).
         let kept = words(text).filter(|w| !is_query_stop_any_case(w));
-        self.analyze_words_with(kept, memo, emit, None);
+        self.analyze_words_with(kept, memo, &mut emit);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
     /// and kept there (the same tokens either way: the per-word stages depend on the word
     /// alone).
-    pub fn analyze_with(&self, text: &str, memo: &mut WordMemo, emit: impl FnMut(Cow<'_, str>)) {
-        self.analyze_words_with(words(text), memo, emit, None);
-    }
-
-    /// [`Analyzer::analyze_with`], with the characters of CJK runs (their unigrams) handed to
-    /// `unigram` instead of `emit`: a tool's field has them as terms, but they do not make it
-    /// longer, so a catalog's field lengths are those of its words.
-    pub fn analyze_with_unigrams(
+    pub fn analyze_with(
         &self,
         text: &str,
         memo: &mut WordMemo,
-        emit: impl FnMut(Cow<'_, str>),
-        unigram: &mut TokenSink<'_>,
+        mut emit: impl FnMut(Cow<'_, str>),
     ) {
-        self.analyze_words_with(words(text), memo, emit, Some(unigram));
+        self.analyze_tagged(text, memo, |t, _| emit(t));
+    }
+
+    /// [`Analyzer::analyze_with`], each token with whether it is a unigram: a character of a
+    /// CJK run of two or more (a tool's field has them as terms, but they do not make it
+    /// longer; a request weighs them less).
+    pub fn analyze_tagged(
+        &self,
+        text: &str,
+        memo: &mut WordMemo,
+        mut emit: impl FnMut(Cow<'_, str>, bool),
+    ) {
+        self.analyze_words_with(words(text), memo, &mut emit);
+    }
+
+    /// The tokens of a text but its unigrams (the words a required `+word` asks for).
+    pub fn word_tokens(&self, text: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        self.analyze_by(
+            words(text),
+            &mut |w, emit| self.analyze_word(w, emit),
+            &mut |t, unigram| {
+                if !unigram {
+                    v.push(t.into_owned());
+                }
+            },
+        );
+        v
     }
 
     /// [`Analyzer::analyze_with`] of a text's words (see [`Analyzer::analyze_by`]).
@@ -251,8 +281,7 @@ impl Analyzer {
         &self,
         words: impl Iterator<Item = &'t str>,
         memo: &mut WordMemo,
-        emit: impl FnMut(Cow<'_, str>),
-        unigram: Option<&mut TokenSink<'_>>,
+        emit: &mut TaggedSink<'_>,
     ) {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
             // Long words are never kept (a memo of them would let requests fill memory).
@@ -271,7 +300,7 @@ impl Analyzer {
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
             memo.0.insert(w.to_owned(), tokens);
         };
-        self.analyze_by(words, &mut word, emit, unigram);
+        self.analyze_by(words, &mut word, emit);
     }
 
     /// The pipeline into a vector.

@@ -81,6 +81,7 @@ impl EnhancedIndex {
         let matched: f64 = q
             .terms
             .iter()
+            .filter(|t| t.covers())
             .filter_map(|t| {
                 let id = self.store.term_id(&t.term)?;
                 self.store

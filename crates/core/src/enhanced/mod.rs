@@ -399,6 +399,54 @@ mod tests {
     }
 
     #[test]
+    fn cjk_unigrams_add_evidence_but_cover_nothing() {
+        let tools = vec![
+            doc("weather_forecast", "天气预报"),
+            doc("send_email", "发送电子邮件"),
+            doc("book_table", "预订餐厅座位"),
+        ];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        // 今天心情很好 ("I'm in a good mood today") shares only 天 with 天气: no answer.
+        assert!(ranked(&idx, "今天心情很好").is_empty());
+        assert_eq!(ranked(&idx, "今天天气怎么样")[0], "weather_forecast");
+        // A tool's coverage stays a share of the request's mass.
+        let e = idx
+            .explain("查询今天的天气预报", "weather_forecast")
+            .unwrap();
+        assert!(e.coverage <= 1.0 + 1e-12, "{}", e.coverage);
+    }
+
+    #[test]
+    fn a_required_cjk_word_asks_for_its_words_and_a_lone_character_is_a_word() {
+        let mut upload = doc("upload_tool", "Upload to the server");
+        upload.schema_text = Some("文件路径".to_owned());
+        let tools = vec![
+            upload,
+            doc("order_lookup", "订单 查询"),
+            doc("pick_one", "单 选择"),
+        ];
+        let idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
+        // 文件 is in the schema only, where no unigram is indexed: `+文件` asks for 文件 alone.
+        assert_eq!(ranked(&idx, "+文件"), vec!["upload_tool"]);
+        let q = idx.parse_query("+文件");
+        assert!(q.terms.iter().all(|t| t.origin != "unigram" || !t.required));
+        // A lone character is a word of the request, at full weight and in its mass.
+        let q = idx.parse_query("单");
+        assert_eq!(q.terms.len(), 1);
+        assert_eq!(
+            (q.terms[0].origin.as_ref(), q.terms[0].weight),
+            ("query", 1.0)
+        );
+        assert_eq!(ranked(&idx, "单")[0], "pick_one");
+        let off = Params {
+            unigram_weight: 0.0,
+            ..Params::default()
+        };
+        let idx = EnhancedIndex::build(tools, off, 512).unwrap();
+        assert_eq!(ranked(&idx, "单")[0], "pick_one");
+    }
+
+    #[test]
     fn scratch_follows_the_index_down() {
         let tools: Vec<ToolDoc> = (0..12_000)
             .map(|i| doc(&format!("tool{i}"), &format!("create file number {i}")))

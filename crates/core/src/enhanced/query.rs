@@ -23,6 +23,14 @@ pub struct QueryTerm {
     pub required: bool,
 }
 
+impl QueryTerm {
+    /// Whether a tool that has the term covers its IDF mass (see
+    /// [`EnhancedIndex::query_mass`]): every term but a unigram, which adds evidence only.
+    pub fn covers(&self) -> bool {
+        self.origin != "unigram"
+    }
+}
+
 /// An analysed query.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParsedQuery {
@@ -138,7 +146,8 @@ impl EnhancedIndex {
                 q.raw_ident.push(ident || raws.len() == 1);
             }
             if required {
-                for t in self.analyzer.tokens(body) {
+                // A required word is its words: not the characters of a CJK run.
+                for t in self.analyzer.word_tokens(body) {
                     add(&mut q, Cow::Owned(t), 1.0, Cow::Borrowed("query"), true);
                 }
             } else if quoted[ri] {
@@ -154,15 +163,32 @@ impl EnhancedIndex {
         if !free_text.chars().any(char::is_alphanumeric) {
             free_text = std::mem::take(&mut quoted_text);
         }
+        // Single characters of CJK runs (unigrams, see `analyze`) are weaker evidence than
+        // words: they weigh `unigram_weight` (none at 0 or below) and, like typo corrections,
+        // stay out of the request's mass (`query_mass`) and of the mass a tool covers. They are
+        // added after the words, so a character that is also a word of its own stays a word.
+        let uw = self.params.unigram_weight;
+        let mut unigrams: Vec<(String, f64)> = Vec::new();
         self.analyzer
-            .query_tokens_into(&free_text, &mut memo.words, |t| {
-                add(&mut q, t, 1.0, Cow::Borrowed("query"), false)
+            .query_tokens_tagged(&free_text, &mut memo.words, |t, unigram| {
+                if !unigram {
+                    add(&mut q, t, 1.0, Cow::Borrowed("query"), false)
+                } else if uw > 0.0 {
+                    unigrams.push((t.into_owned(), uw));
+                }
             });
         let quote_weight = self.params.quote_weight;
         self.analyzer
-            .query_tokens_into(&quoted_text, &mut memo.words, |t| {
-                add(&mut q, t, quote_weight, Cow::Borrowed("query"), false)
+            .query_tokens_tagged(&quoted_text, &mut memo.words, |t, unigram| {
+                if !unigram {
+                    add(&mut q, t, quote_weight, Cow::Borrowed("query"), false)
+                } else if uw > 0.0 {
+                    unigrams.push((t.into_owned(), quote_weight * uw));
+                }
             });
+        for (t, w) in unigrams {
+            add(&mut q, Cow::Owned(t), w, Cow::Borrowed("unigram"), false);
+        }
         if self.params.synonym_weight > 0.0 {
             // The request's own words with synonyms (most have none): only those are copied.
             let words: Vec<(String, &Vec<String>)> = q
@@ -233,23 +259,6 @@ impl EnhancedIndex {
                     false,
                 );
             }
-        }
-        // Single CJK characters (unigrams, see `analyze`) are weaker evidence than words: they
-        // weigh `unigram_weight` and, like typo corrections, stay out of the request's mass
-        // (`query_mass`), so a character some tool's schema happens to hold cannot make a
-        // request look less covered. A required `+字` stays a word.
-        if has_cjk {
-            let uw = self.params.unigram_weight;
-            q.terms.retain_mut(|t| {
-                let mut chars = t.term.chars();
-                let unigram = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
-                if !unigram || t.required || t.origin != "query" {
-                    return true;
-                }
-                t.weight *= uw;
-                t.origin = Cow::Borrowed("unigram");
-                uw > 0.0
-            });
         }
         q
     }

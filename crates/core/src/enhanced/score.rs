@@ -124,15 +124,16 @@ impl EnhancedIndex {
         hits: &mut impl HitSink,
     ) -> bool {
         let p = &self.params;
-        let terms: Vec<(u32, f64, bool)> = q
+        // (term id, query weight, required, whether it covers mass)
+        let terms: Vec<(u32, f64, bool, bool)> = q
             .terms
             .iter()
             .filter_map(|t| {
                 self.store
                     .term_id(&t.term)
-                    .map(|id| (id, t.weight, t.required))
+                    .map(|id| (id, t.weight, t.required, t.covers()))
             })
-            .filter(|(id, _, _)| !self.store.postings[*id as usize].is_empty())
+            .filter(|(id, ..)| !self.store.postings[*id as usize].is_empty())
             .collect();
         // Each required word must be a term some tool has (looked up in a set: a request of
         // thousands of `+word`s stays linear).
@@ -153,12 +154,13 @@ impl EnhancedIndex {
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         let keep: usize = terms
             .iter()
-            .filter(|&&(id, w, _)| kept.wants(id, w))
-            .map(|&(id, _, _)| self.store.postings[id as usize].len())
+            .filter(|&&(id, w, ..)| kept.wants(id, w))
+            .map(|&(id, ..)| self.store.postings[id as usize].len())
             .sum();
         kept.values.reserve_exact(keep);
-        for &(id, w, _) in &terms {
+        for &(id, w, _, covers) in &terms {
             let tw = self.term_weights(id, w);
+            let mass = if covers { tw.idf } else { 0.0 };
             let postings = &self.store.postings[id as usize];
             // `term_score` with the parameters read once, outside the postings loop.
             let (k1, norms) = (p.k1, &self.norms[..]);
@@ -168,7 +170,7 @@ impl EnhancedIndex {
                     let v = bm25f(&tw, k1, &tfs, &norms[slot as usize]);
                     let c = s.cell(slot);
                     c.0 += v;
-                    c.1 += tw.idf;
+                    c.1 += mass;
                     kept.values.push(v);
                 }
                 continue;
@@ -176,7 +178,7 @@ impl EnhancedIndex {
             for &(slot, tfs) in postings {
                 let c = s.cell(slot);
                 c.0 += bm25f(&tw, k1, &tfs, &norms[slot as usize]);
-                c.1 += tw.idf;
+                c.1 += mass;
             }
         }
         let tiers = self.tiers(q);

@@ -1,7 +1,6 @@
 //! The tool side: each tool's analysis into five fields, and the index's bookkeeping as
 //! tools come and go (postings, name keys, servers, the typo map, length normalization).
 
-use std::borrow::Cow;
 use std::sync::Mutex;
 
 use hashbrown::HashTable;
@@ -97,10 +96,17 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
     let mut len = [0u32; FIELDS];
     let mut text = String::new();
     let mut tf: Vec<Term> = Vec::new();
-    let mut unigrams: Vec<String> = Vec::new();
     for (f, field) in texts.iter().enumerate() {
-        unigrams.clear();
-        let mut count = |t: Cow<'_, str>| {
+        // CJK characters (unigrams) count as terms but not in the field's length, and not at
+        // all in the schema: parameter texts share common characters (数, 名, 码) with every
+        // request, and matched them in the Chinese parameter texts of English tools.
+        a.analyze_tagged(field, memo, |t, unigram| {
+            if unigram && f == SCHEMA_FIELD {
+                return;
+            }
+            if !unigram {
+                len[f] += 1;
+            }
             let hash = hash_text(&t);
             let i = match seen.find(hash, |&i| tf[i as usize].text(&text) == t) {
                 Some(&i) => i as usize,
@@ -119,25 +125,7 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
             };
             let tfs = &mut tf[i].tfs;
             tfs[f] = tfs[f].saturating_add(1);
-        };
-        // CJK characters count as terms but not in the field's length (see
-        // `Analyzer::analyze_with_unigrams`), and not at all in the schema: parameter texts
-        // share common characters (数, 名, 码) with every request, and matched them in the
-        // Chinese parameter texts of English tools.
-        a.analyze_with_unigrams(
-            field,
-            memo,
-            |t| {
-                len[f] += 1;
-                count(t);
-            },
-            &mut |t| unigrams.push(t.into_owned()),
-        );
-        if f != SCHEMA_FIELD {
-            for u in unigrams.drain(..) {
-                count(Cow::Owned(u));
-            }
-        }
+        });
     }
     let server_key = server.map(|s| compact(&name_key(s)));
     let full = name_key(&doc.name);
