@@ -356,8 +356,9 @@ export interface Tuning {
   /** Query weight of words inside quotation marks (default 0.3). */
   quoteWeight?: number
   /**
-   * Query weight of single CJK characters, matched beside the bigrams of their run (default
-   * 0.7; 0 leaves them out of requests).
+   * Query weight of the single characters of a request's CJK runs of two or more, matched
+   * beside the run's bigrams (default 0.7; 0 or below leaves them out). They add evidence but
+   * cover none of the request (see `coverage` of `explain`); a lone character is a word.
    */
   unigramWeight?: number
   /**

@@ -98,8 +98,9 @@ pub struct Tuning {
     pub generic_name_weight: Option<f64>,
     /// Query weight of words inside quotation marks (default 0.3).
     pub quote_weight: Option<f64>,
-    /// Query weight of single CJK characters, matched beside the bigrams of their run (default
-    /// 0.7; 0 leaves them out of requests).
+    /// Query weight of the single characters of a request's CJK runs of two or more, matched
+    /// beside the run's bigrams (default 0.7; 0 or below leaves them out). They add evidence but
+    /// cover none of the request (see `coverage` of `explain`); a lone character is a word.
     pub unigram_weight: Option<f64>,
     /// The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
     /// a request gets nothing when at least 30 tools match, the best scores below

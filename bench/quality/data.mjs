@@ -92,7 +92,21 @@ export const ULTRATOOL_SET_INFO = [
   { id: 'ultratool-zh', corpus: 'ultratool-zh', language: 'Chinese', title: 'UltraTool in Chinese, Chinese tool texts (share of tools)' },
 ]
 const ULTRATOOL_SET_IDS = ULTRATOOL_SET_INFO.map((s) => s.id)
-const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS, ...ULTRATOOL_SET_IDS]
+
+/**
+ * Seal-Tools' two test files (`--set seal`, Apache-2.0; arXiv 2405.08355): 1,354 requests over its
+ * 4,076 tools, the one-tool requests (`easy`) and the multi-tool ones (`difficult`, each called
+ * tool a step). Added at stop 40 and scored without tuning; read from `$TOOL_INDEX_SEAL_DATA`,
+ * else `../shared/seal-tools` (`tool.jsonl`, `test_in_domain.jsonl`, `test_out_domain.jsonl` of
+ * the repository's `Seal-Tools_Dataset/`). Not in the default run.
+ */
+export const SEAL_DIR = process.env.TOOL_INDEX_SEAL_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'seal-tools')
+export const SEAL_SET_INFO = [
+  { id: 'seal-single', corpus: 'seal', title: 'Seal-Tools, one tool' },
+  { id: 'seal-multi', corpus: 'seal', title: 'Seal-Tools, several tools (share of tools)' },
+]
+const SEAL_SET_IDS = SEAL_SET_INFO.map((s) => s.id)
+const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS, ...ULTRATOOL_SET_IDS, ...SEAL_SET_IDS]
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
 function readJson(...parts) {
@@ -120,6 +134,7 @@ const SET_GROUPS = {
   'zh-unseen-alt': ZH_ALT_SET_IDS,
   unseen: UNSEEN_SET_IDS,
   ultratool: ULTRATOOL_SET_IDS,
+  seal: SEAL_SET_IDS,
 }
 
 export function selectSets(filters) {
@@ -168,7 +183,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   }
 
   const finish = (id, rows, extra = {}) => {
-    const info = [...SET_INFO, ...UNSEEN_SET_INFO, ...ULTRATOOL_SET_INFO].find((s) => s.id === id)
+    const info = [...SET_INFO, ...UNSEEN_SET_INFO, ...ULTRATOOL_SET_INFO, ...SEAL_SET_INFO].find((s) => s.id === id)
     let queries = rows.filter((r) => inSplit(r.id, split))
     const inSplitCount = queries.length
     if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
@@ -240,7 +255,42 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     corpora[info.corpus] = tools
     finish(info.id, queries, { note: `${queries.length} requests, ${tools.length} tools` })
   }
+  if (sets.some((id) => SEAL_SET_IDS.includes(id))) {
+    const { tools, single, multi } = readSealTools()
+    corpora.seal = tools
+    if (wanted.has('seal-single')) finish('seal-single', single, { note: `${single.length} requests, ${tools.length} tools` })
+    if (wanted.has('seal-multi')) finish('seal-multi', multi, { note: `${multi.length} requests, ${tools.length} tools` })
+  }
   return { corpora, sets: out }
+}
+
+/**
+ * Seal-Tools as a catalog and judged requests: each tool's name, description and parameters (as
+ * a JSON schema's properties); a request's relevant tools are those it calls, each its own group.
+ * One-tool requests and the rest apart; ids as the files give them (`test_in_domain-easy-0`).
+ */
+export function readSealTools() {
+  const read = (file) => {
+    const p = path.join(SEAL_DIR, file)
+    if (!existsSync(p)) throw new Error(`Seal-Tools data not found: ${p}\nSet TOOL_INDEX_SEAL_DATA to the folder holding tool.jsonl and the test files.`)
+    return readFileSync(p, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
+  }
+  const tools = read('tool.jsonl').map((t) => ({
+    name: t.api_name,
+    description: t.api_description,
+    inputSchema: { type: 'object', properties: t.parameters ?? {}, required: t.required ?? [] },
+  }))
+  const single = []
+  const multi = []
+  for (const r of [...read('test_in_domain.jsonl'), ...read('test_out_domain.jsonl')]) {
+    const relevant = [...new Set(r.calling.map((c) => c.api))]
+    const q = { id: r.id, query: r.query, judgement: judgement({ relevant }) }
+    ;(relevant.length === 1 ? single : multi).push(q)
+  }
+  return { tools, single, multi }
 }
 
 /**

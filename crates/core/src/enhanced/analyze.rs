@@ -8,8 +8,8 @@
 //! CJK runs (Han, kana) become overlapping bigrams and, but for stop characters
 //! ([`super::wordlists::is_unigram_stop`]), their characters (a lone character stays a
 //! unigram), so `解析pdf文件` gives `解析`, `解`, `析`, `pdf`, `文件`, `文`, `件`. A request
-//! weighs its characters at [`super::Params::unigram_weight`]; a tool has them in every field
-//! but its schema, and they do not count in a field's length.
+//! weighs its characters at [`super::Params::unigram_weight`] (a lone character stays a word);
+//! a tool has them in every field but its schema, and they do not count in a field's length.
 
 use std::borrow::Cow;
 

@@ -36,9 +36,10 @@ pub struct Params {
     pub generic_name_weight: f64,
     /// Query weight of words inside quotation marks (argument values: "named 'Daily Tasks'").
     pub quote_weight: f64,
-    /// Query weight of a single CJK character (a unigram beside its run's bigrams, see
-    /// [`super::analyze`]): weaker evidence than a word, and outside the request's IDF mass
-    /// (0 leaves unigrams out of requests).
+    /// Query weight of a character of a CJK run of two or more (a unigram beside the run's
+    /// bigrams, see [`super::analyze`]): weaker evidence than a word, outside the request's IDF
+    /// mass and the mass a tool covers (0 or below leaves unigrams out of requests; a lone
+    /// character is a word).
     pub unigram_weight: f64,
     /// The crowd rule (0 turns it off, the default): a request is answered with nothing when
     /// at least [`CROWD_RANK`] tools match, the best scores below
