@@ -264,20 +264,22 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   return { corpora, sets: out }
 }
 
+/** The records of a JSON-lines file of a set kept beside the repository (`set` names it, `hint` says where it goes). */
+function readJsonLines(file, set, hint) {
+  if (!existsSync(file)) throw new Error(`${set} data not found: ${file}\nSet ${hint}.`)
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+}
+
 /**
  * Seal-Tools as a catalog and judged requests: each tool's name, description and parameters (as
  * a JSON schema's properties); a request's relevant tools are those it calls, each its own group.
  * One-tool requests and the rest apart; ids as the files give them (`test_in_domain-easy-0`).
  */
 export function readSealTools() {
-  const read = (file) => {
-    const p = path.join(SEAL_DIR, file)
-    if (!existsSync(p)) throw new Error(`Seal-Tools data not found: ${p}\nSet TOOL_INDEX_SEAL_DATA to the folder holding tool.jsonl and the test files.`)
-    return readFileSync(p, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l))
-  }
+  const read = (file) => readJsonLines(path.join(SEAL_DIR, file), 'Seal-Tools', 'TOOL_INDEX_SEAL_DATA to the folder holding tool.jsonl and the test files')
   const tools = read('tool.jsonl').map((t) => ({
     name: t.api_name,
     description: t.api_description,
@@ -300,14 +302,11 @@ export function readSealTools() {
  * in both languages, so both split alike.
  */
 export function readUltraTool(language) {
-  const file = path.join(ULTRATOOL_DIR, `${language}-dataset`, 'test.json')
-  if (!existsSync(file)) {
-    throw new Error(`UltraTool data not found: ${file}\nSet TOOL_INDEX_ULTRATOOL_DATA to the folder holding English-dataset/ and Chinese-dataset/.`)
-  }
-  const records = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
+  const records = readJsonLines(
+    path.join(ULTRATOOL_DIR, `${language}-dataset`, 'test.json'),
+    'UltraTool',
+    'TOOL_INDEX_ULTRATOOL_DATA to the folder holding English-dataset/ and Chinese-dataset/',
+  )
   const byName = new Map()
   const queries = records.map((r, i) => {
     for (const t of r.tools) {
