@@ -1,6 +1,6 @@
 // Which requests an encoder can read: scripts of a request's words, languages of a model card.
 import { describe, expect, test } from 'bun:test'
-import { cardLanguages, readableShare, scriptsOf, wordsByScript } from '../dist/languages.js'
+import { cardLanguages, readableShare, readsText, scriptsOf, wordsByScript } from '../dist/languages.js'
 import { lexiconGloss } from '../dist/semantic.js'
 
 describe('wordsByScript', () => {
@@ -30,6 +30,13 @@ describe('wordsByScript', () => {
     }
     expect(readableShare('中'.repeat(4_200_000), ['en'])).toBe(0)
     expect(readableShare('データベースを検索します', ['ja'])).toBe(1)
+  })
+
+  test('readsText: at least half the words in the languages\' scripts', () => {
+    expect(readsText('发送邮件', ['en'])).toBe(false)
+    expect(readsText('send 邮件', ['en'])).toBe(true)
+    expect(readsText('发送邮件', undefined)).toBe(true)
+    expect(readsText('发送 email 邮件', ['en'])).toBe(false)
   })
 
   test('a long request is judged by its first 4,096 letters, in linear time', () => {

@@ -136,6 +136,11 @@ export function readableShare(query: string, languages: readonly string[] | unde
 /** Below this share of readable words, a fused search ranks the request by the lexical channel alone. */
 export const MIN_READABLE_SHARE = 0.5
 
+/** Whether an encoder of these languages reads the text: at least `MIN_READABLE_SHARE` of its words (see `readableShare`). */
+export function readsText(text: string, languages: readonly string[] | undefined): boolean {
+  return readableShare(text, languages) >= MIN_READABLE_SHARE
+}
+
 /**
  * The languages of a model card (a Hugging Face `README.md`): the `language:` field of its YAML
  * front matter, a single code or a list. `undefined` when the card has none.

@@ -16,7 +16,7 @@ import { VectorChannel, type ChannelItem } from './vectorChannel'
 import type { ToolEntryInput, ToolSearchResult, Tuning } from './types'
 
 export * from './encoder'
-export { MIN_READABLE_SHARE, readableShare } from './languages'
+export { MIN_READABLE_SHARE, readableShare, readsText } from './languages'
 export { EMBED_BATCH } from './vectorChannel'
 
 /** How the two rankings are combined. */

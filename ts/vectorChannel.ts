@@ -5,7 +5,7 @@
  * tools are held; a channel only embeds what it is given and keeps what is still held.
  */
 import { EncoderError, embedderLanguages, isEncoderError, type Embedder } from './encoder'
-import { MIN_READABLE_SHARE, readableShare } from './languages'
+import { readsText } from './languages'
 import { MAX_TIMER_MS } from './config'
 import { native } from './errors'
 import { typeName } from './input'
@@ -110,7 +110,7 @@ export class VectorChannel {
 
   /** True when the embedder reads most of the text's words (see `readableShare`). */
   reads(text: string): boolean {
-    return readableShare(text, this.languages) >= MIN_READABLE_SHARE
+    return readsText(text, this.languages)
   }
 
   /** The vector store, once the first vectors came. */

@@ -331,7 +331,7 @@ export async function vectorStoreOf(api, sem, enc, tools, readable = () => true)
 
 /** `vectorStoreOf` as a semantic index embeds tools: only those whose text `enc` reads. */
 export function readableVectorStoreOf(api, sem, enc, tools) {
-  return vectorStoreOf(api, sem, enc, tools, (t) => sem.readableShare(t, enc.languages) >= sem.MIN_READABLE_SHARE)
+  return vectorStoreOf(api, sem, enc, tools, (t) => sem.readsText(t, enc.languages))
 }
 
 /**
@@ -369,7 +369,7 @@ function semanticSystems(api, sem, lexical, fusion, notes) {
       },
       buildVectors: (tools) => vectorStoreOf(api, sem, e, tools),
       buildReadableVectors: (tools) => readableVectorStoreOf(api, sem, e, tools),
-      readable: (t) => sem.readableShare(t, e.languages) >= sem.MIN_READABLE_SHARE,
+      readable: (t) => sem.readsText(t, e.languages),
     }
   }
   const main = enc ? channelOf(enc) : null
