@@ -84,7 +84,7 @@ console.log('| set | requests | recall@5 lost (points) |')
 console.log('|---|---:|---:|')
 feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === s).length} | ${loss[i].toFixed(2)} |`))
 const infeasibleCount = rows.filter((r) => r.infeasible).length
-console.log(`| etom-infeasible answered with nothing (rule off: ${(100 * off.empty).toFixed(0)}%) | ${infeasibleCount} | ${(100 * empty).toFixed(0)}% |`)
+if (infeasibleCount > 0) console.log(`| etom-infeasible answered with nothing (rule off: ${(100 * off.empty).toFixed(0)}%) | ${infeasibleCount} | ${(100 * empty).toFixed(0)}% |`)
 
 if (sweep) {
   console.log('\nconfidence cut, crowd weight; gap: infeasible empty share; max loss (points)')

@@ -73,7 +73,7 @@ console.log(`${split} split, rule ${JSON.stringify(sem.ABSTAIN_RULE)}, ${CAND} c
 console.log(`| set | requests | recall@5 lost (points) |`)
 console.log('|---|---:|---:|')
 feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === s).length} | ${loss[i].toFixed(2)} |`))
-console.log(`| etom-infeasible answered with nothing | ${infeasible.length} | ${(100 * empty).toFixed(0)}% |`)
+if (infeasible.length > 0) console.log(`| etom-infeasible answered with nothing | ${infeasible.length} | ${(100 * empty).toFixed(0)}% |`)
 
 if (sweep) {
   console.log('\nlexical cut, crowd weight; gap cut: infeasible empty share; max loss (points)')

@@ -6,9 +6,9 @@
 //! (`snake_case`, `kebab-case`, `mcp__server__tool`, `CamelCase`, `HTTPServer`) →
 //! lowercase → drop stop words → Snowball English stem → cap at [`MAX_TOKEN_LEN`].
 //! CJK runs (Han, kana) become overlapping bigrams and, but for stop characters
-//! ([`super::wordlists::is_unigram_stop`]), their characters (a lone character stays a
-//! unigram), so `解析pdf文件` gives `解析`, `解`, `析`, `pdf`, `文件`, `文`, `件`. A request
-//! weighs its characters at [`super::Params::unigram_weight`] (a lone character stays a word);
+//! ([`super::wordlists::is_unigram_stop`]), their characters (a lone character is a word),
+//! so `解析pdf文件` gives `解析`, `解`, `析`, `pdf`, `文件`, `文`, `件`. A request weighs its
+//! characters at [`super::Params::unigram_weight`];
 //! a tool has them in every field but its schema, and they do not count in a field's length.
 
 use std::borrow::Cow;
@@ -337,7 +337,7 @@ mod tests {
             ),
             // Stop characters give no unigram; their bigrams stay.
             ("我的文件", &["我的", "的文", "文件", "文", "件"]),
-            // A lone character stays a unigram.
+            // A lone character is a word.
             ("查 pdf", &["查", "pdf"]),
             (
                 "查询谁调用了这个函数",
