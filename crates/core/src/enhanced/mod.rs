@@ -329,14 +329,6 @@ mod tests {
         ToolDoc::new(name, desc)
     }
 
-    /// Names of a search's results, best first.
-    fn ranked(idx: &EnhancedIndex, q: &str) -> Vec<String> {
-        idx.search(q, 5, 0.0)
-            .iter()
-            .map(|h| idx.name(h.slot).unwrap().to_owned())
-            .collect()
-    }
-
     #[test]
     fn cjk_unigrams_match_words_the_bigrams_split_differently() {
         // 改为 ("change to") and 更改 ("change") share only 改.
@@ -347,14 +339,14 @@ mod tests {
         ];
         let q = "把明天的闹钟改为七点";
         let idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
-        assert_eq!(ranked(&idx, q)[0], "clock_alarm_change");
+        assert_eq!(top(&idx, q)[0], "clock_alarm_change");
         // Without unigrams in the request, both alarm tools match 闹钟 alone, and the first wins.
         let off = Params {
             unigram_weight: 0.0,
             ..Params::default()
         };
         let idx = EnhancedIndex::build(tools, off, 512).unwrap();
-        assert_eq!(ranked(&idx, q)[0], "clock_alarm_cancel");
+        assert_eq!(top(&idx, q)[0], "clock_alarm_cancel");
         let parsed = idx.parse_query(q);
         assert!(parsed.terms.iter().all(|t| t.origin != "unigram"));
     }
@@ -366,9 +358,9 @@ mod tests {
         let tools = vec![with_schema, doc("weather", "天气预报")];
         let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
         // 码 alone is in the schema only as part of 代码: no unigram is indexed there.
-        assert!(ranked(&idx, "码").is_empty());
+        assert!(top(&idx, "码").is_empty());
         // The bigram still matches.
-        assert_eq!(ranked(&idx, "代码"), vec!["stock_quote"]);
+        assert_eq!(top(&idx, "代码"), vec!["stock_quote"]);
         let q = idx.parse_query("查询天气");
         let unigrams: Vec<&str> = q
             .terms
@@ -407,8 +399,8 @@ mod tests {
         ];
         let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
         // 今天心情很好 ("I'm in a good mood today") shares only 天 with 天气: no answer.
-        assert!(ranked(&idx, "今天心情很好").is_empty());
-        assert_eq!(ranked(&idx, "今天天气怎么样")[0], "weather_forecast");
+        assert!(top(&idx, "今天心情很好").is_empty());
+        assert_eq!(top(&idx, "今天天气怎么样")[0], "weather_forecast");
         // A tool's coverage stays a share of the request's mass.
         let e = idx
             .explain("查询今天的天气预报", "weather_forecast")
@@ -427,7 +419,7 @@ mod tests {
         ];
         let idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
         // 文件 is in the schema only, where no unigram is indexed: `+文件` asks for 文件 alone.
-        assert_eq!(ranked(&idx, "+文件"), vec!["upload_tool"]);
+        assert_eq!(top(&idx, "+文件"), vec!["upload_tool"]);
         let q = idx.parse_query("+文件");
         assert!(q.terms.iter().all(|t| t.origin != "unigram" || !t.required));
         // A lone character is a word of the request, at full weight and in its mass.
@@ -437,13 +429,13 @@ mod tests {
             (q.terms[0].origin.as_ref(), q.terms[0].weight),
             ("query", 1.0)
         );
-        assert_eq!(ranked(&idx, "单")[0], "pick_one");
+        assert_eq!(top(&idx, "单")[0], "pick_one");
         let off = Params {
             unigram_weight: 0.0,
             ..Params::default()
         };
         let idx = EnhancedIndex::build(tools, off, 512).unwrap();
-        assert_eq!(ranked(&idx, "单")[0], "pick_one");
+        assert_eq!(top(&idx, "单")[0], "pick_one");
     }
 
     #[test]
