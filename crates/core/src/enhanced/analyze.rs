@@ -6,7 +6,7 @@
 //! (`snake_case`, `kebab-case`, `mcp__server__tool`, `CamelCase`, `HTTPServer`) →
 //! lowercase → drop stop words → Snowball English stem → cap at [`MAX_TOKEN_LEN`].
 //! CJK runs (Han, kana) become overlapping bigrams and, but for stop characters
-//! ([`super::wordlists::is_unigram_stop`]), their characters (a lone character is a word),
+//! (`wordlists::is_unigram_stop`), their characters (a lone character is a word),
 //! so `解析pdf文件` gives `解析`, `解`, `析`, `pdf`, `文件`, `文`, `件`. A request weighs its
 //! characters at [`super::Params::unigram_weight`];
 //! a tool has them in every field but its schema, and they do not count in a field's length.

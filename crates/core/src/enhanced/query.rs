@@ -25,7 +25,7 @@ pub struct QueryTerm {
 
 impl QueryTerm {
     /// Whether a tool that has the term covers its IDF mass (see
-    /// [`EnhancedIndex::query_mass`]): every term but a unigram, which adds evidence only.
+    /// `EnhancedIndex::query_mass`): every term but a unigram, which adds evidence only.
     pub fn covers(&self) -> bool {
         self.origin != "unigram"
     }
