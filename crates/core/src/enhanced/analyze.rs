@@ -208,23 +208,13 @@ impl Analyzer {
     /// [`Analyzer::query_tokens`], reusing (and adding to) the per-word results in `memo`.
     pub fn query_tokens_with(&self, text: &str, memo: &mut WordMemo) -> Vec<String> {
         let mut v = Vec::new();
-        self.query_tokens_into(text, memo, |t| v.push(t.into_owned()));
+        self.query_tokens_tagged(text, memo, |t, _| v.push(t.into_owned()));
         v
     }
 
     /// [`Analyzer::query_tokens_with`], each token handed to `emit` (borrowed where the memo
-    /// holds it, so a caller that already has the token copies nothing).
-    pub fn query_tokens_into(
-        &self,
-        text: &str,
-        memo: &mut WordMemo,
-        mut emit: impl FnMut(Cow<'_, str>),
-    ) {
-        self.query_tokens_tagged(text, memo, |t, _| emit(t));
-    }
-
-    /// [`Analyzer::query_tokens_into`], each token with whether it is a unigram (see
-    /// [`Analyzer::analyze_tagged`]).
+    /// holds it, so a caller that already has the token copies nothing) with whether it is a
+    /// unigram (see [`Analyzer::analyze_tagged`]).
     pub fn query_tokens_tagged(
         &self,
         text: &str,
@@ -239,19 +229,9 @@ impl Analyzer {
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
     /// and kept there (the same tokens either way: the per-word stages depend on the word
-    /// alone).
-    pub fn analyze_with(
-        &self,
-        text: &str,
-        memo: &mut WordMemo,
-        mut emit: impl FnMut(Cow<'_, str>),
-    ) {
-        self.analyze_tagged(text, memo, |t, _| emit(t));
-    }
-
-    /// [`Analyzer::analyze_with`], each token with whether it is a unigram: a character of a
-    /// CJK run of two or more (a tool's field has them as terms, but they do not make it
-    /// longer; a request weighs them less).
+    /// alone), each token with whether it is a unigram: a character of a CJK run of two or
+    /// more (a tool's field has them as terms, but they do not make it longer; a request
+    /// weighs them less).
     pub fn analyze_tagged(
         &self,
         text: &str,
@@ -276,7 +256,7 @@ impl Analyzer {
         v
     }
 
-    /// [`Analyzer::analyze_with`] of a text's words (see [`Analyzer::analyze_by`]).
+    /// [`Analyzer::analyze_tagged`] of a text's words (see [`Analyzer::analyze_by`]).
     fn analyze_words_with<'t>(
         &self,
         words: impl Iterator<Item = &'t str>,
@@ -378,12 +358,12 @@ mod tests {
             + "Sending sending";
         let mut memo = WordMemo::default();
         let mut got = Vec::new();
-        a.analyze_with(&text, &mut memo, |t| got.push(t.into_owned()));
+        a.analyze_tagged(&text, &mut memo, |t, _| got.push(t.into_owned()));
         assert_eq!(memo.len(), MAX_MEMO_WORDS);
         assert_eq!(got, a.tokens(&text));
         // Words the memo holds come back the same from it.
         let mut again = Vec::new();
-        a.analyze_with("w1x Sending", &mut memo, |t| again.push(t.into_owned()));
+        a.analyze_tagged("w1x Sending", &mut memo, |t, _| again.push(t.into_owned()));
         assert_eq!(again, a.tokens("w1x Sending"));
     }
 
