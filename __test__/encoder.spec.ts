@@ -175,6 +175,13 @@ describe('abstaining (fused search)', () => {
     ['a low best cosine is weak evidence', [weak, crowd(0.2, 0.1), 0.2, 30, { lexical: 0.5, gap: 0.2, crowd: 0.5 }], true],
     ['a high best cosine at the same gap', [weak, crowd(0.5, 0.4), 0.5, 30, { lexical: 0.5, gap: 0.2, crowd: 0.5 }], false],
     ['a NaN crowd weight never abstains', [weak, crowd(0.3, 0.25), 0.3, 30, { lexical: 0.5, gap: 0.1, crowd: Number.NaN }], false],
+    // The lexical crowd (ABSTAIN_RULE: gap 0.25 against the 30th lexical score).
+    ['a best lexical score within its crowd', [crowd(0.45, 0.3), crowd(0.3, 0.25), 0.3, 30, true], true],
+    ['a best lexical score out of its crowd', [crowd(0.45, 0.1), crowd(0.3, 0.25), 0.3, 30, true], false],
+    ['fewer lexical candidates than the crowd: the crowd scores 0', [[{ score: 0.3 }], crowd(0.3, 0.25), 0.3, 30, true], false],
+    ['a lexical crowd weight below 1 scales the crowd', [crowd(0.45, 0.3), crowd(0.3, 0.25), 0.3, 30, { ...ABSTAIN_RULE, lexicalCrowd: 0.5 }], false],
+    ['no lexical gap: the lexical crowd is not looked at', [crowd(0.45, 0.1), crowd(0.3, 0.25), 0.3, 30, { lexical: 0.5, gap: 0.17, crowd: 0.75 }], true],
+    ['a NaN lexical gap never abstains', [weak, crowd(0.3, 0.25), 0.3, 30, { ...ABSTAIN_RULE, lexicalGap: Number.NaN }], false],
   ]
   for (const [name, args, want] of cases) test(name, () => expect(abstains(...args)).toBe(want))
 
@@ -555,18 +562,29 @@ describe('the semantic index under hostile input', () => {
   test('an abstain rule is read once, from its own fields, and checked', async () => {
     const idx = SemanticToolIndex.create(TOOLS, { embedder: good() })
     await idx.ready
-    for (const bad of ['yes', 42, null, { lexical: 'x', gap: 0.1 }, { lexical: 0.5, gap: NaN }, { lexical: 0.5 }]) {
+    const badRules = [
+      'yes', 42, null, { lexical: 'x', gap: 0.1 }, { lexical: 0.5, gap: NaN }, { lexical: 0.5 },
+      { lexical: 0.5, gap: 0.1, lexicalGap: '0.2' }, { lexical: 0.5, gap: 0.1, lexicalGap: 0.2, lexicalCrowd: Infinity },
+    ]
+    for (const bad of badRules) {
       expect(await codeOf(idx.searchFused('weather', 3, { abstain: bad as never }))).toMatch(/^E_INVALID_(ARG|NUMBER)$/)
     }
     const trap = Object.defineProperty({ lexical: 0.5 }, 'gap', { get: () => { throw new Error('trap') } })
     expect(await codeOf(idx.searchFused('weather', 3, { abstain: trap as never }))).toBe('E_INVALID_ARG')
     const proto = Object.prototype as Record<string, unknown>
     proto.crowd = 1e9
+    proto.lexicalGap = Number.NaN
     try {
       // Never abstains (`lexical` below any score) unless a polluted crowd were read.
       expect((await idx.searchFused('weather forecast', 3, { abstain: { lexical: -1, gap: -0.5 } })).length).toBeGreaterThan(0)
+      // Always abstains on a catalog of at least `candidates` tools, unless a polluted lexical gap (NaN) were read.
+      const many = SemanticToolIndex.create(Array.from({ length: 30 }, (_, i) => ({ name: `tool_${i}`, description: `weather tool ${i}` })), { embedder: good() })
+      await many.ready
+      expect(await many.searchFused('weather', 3, { abstain: { lexical: 9, gap: 9 } })).toEqual([])
+      many.dispose()
     } finally {
       delete proto.crowd
+      delete proto.lexicalGap
     }
   })
 

@@ -61,7 +61,10 @@ export interface FusionOptions {
  * When a fused search answers with nothing: no tool's lexical score reaches `lexical` (no name
  * matched and the lexical evidence is weak), and the best tool's cosine stands less than `gap`
  * above `crowd` times the cosine of the `candidates`-th tool for the whole request (the request is
- * about as close to its best tool as to the crowd, or close to nothing at all).
+ * about as close to its best tool as to the crowd, or close to nothing at all). With `lexicalGap`,
+ * the best lexical score must also stand less than `lexicalGap` above `lexicalCrowd` times the
+ * `candidates`-th lexical score (0 when there are fewer lexical candidates): a request whose best
+ * tool stands out of the lexical crowd is answered even when its cosines do not.
  */
 export interface AbstainRule {
   lexical: number
@@ -71,14 +74,19 @@ export interface AbstainRule {
    * gap). Below 1, a low best cosine counts as weak evidence in itself.
    */
   crowd?: number
+  /** The lexical crowd's gap (default: none, the lexical crowd is not looked at). */
+  lexicalGap?: number
+  /** How much of the lexical crowd's score the best lexical score is measured against (default 1). */
+  lexicalCrowd?: number
 }
 
 /**
  * The abstain rule chosen on the dev split (`bench/quality/semantic-abstain.mjs --cv`): of its
- * grid, the rule that answers the most of ETOM's infeasible requests with nothing (56%) while no
- * set loses more than half a point of recall@5 (0.49 at most).
+ * grid, the rule that answers the most of ETOM's infeasible requests with nothing (54%) while no
+ * set of the dev split loses more than half a point of recall@5 (0.49 at most; the sets: ETOM,
+ * MetaTool with its 14,856 requests outside the sample, UltraTool, Seal-Tools).
  */
-export const ABSTAIN_RULE: Readonly<AbstainRule> = Object.freeze({ lexical: 0.45, gap: 0.14, crowd: 0.875 })
+export const ABSTAIN_RULE: Readonly<AbstainRule> = Object.freeze({ lexical: 0.5, gap: 0.17, crowd: 0.75, lexicalGap: 0.25 })
 
 /**
  * Whether a fused search abstains (see `AbstainRule`): `lexical` the lexical candidates, best
@@ -95,9 +103,12 @@ export function abstains(
   const r = rule === true ? ABSTAIN_RULE : rule
   const k = Math.floor(candidates)
   if (!r || typeof r !== 'object' || !(k >= 1) || whole.length < k) return false
-  const { lexical: cut, gap, crowd = 1 } = r
+  // Own fields only: a rule's missing field is its default, never an inherited value.
+  const own = (k: keyof AbstainRule) => (Object.hasOwn(r, k) ? r[k] : undefined)
+  const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = (['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const).map(own)
   const lex = lexical[0]?.score ?? 0
-  return lex < cut && best - crowd * whole[k - 1].score < gap
+  if (!(cut !== undefined && gap !== undefined && lex < cut && best - crowd * whole[k - 1].score < gap)) return false
+  return lexicalGap === undefined || lex - lexicalCrowd * (lexical[k - 1]?.score ?? 0) < lexicalGap
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
@@ -361,10 +372,12 @@ function readFusion(base: FusionOptions | undefined, given: unknown): Required<F
 /** An abstain setting: `true`, `false`, or a rule whose own fields are read once and checked. */
 function readAbstain(v: unknown): boolean | AbstainRule {
   if (typeof v === 'boolean') return v
-  if (v === null || typeof v !== 'object') throw invalidArg(`abstain must be true, false or { lexical, gap, crowd? }, got ${typeName(v)}`)
-  const r = readOptionFields<AbstainRule>(v, ['lexical', 'gap', 'crowd'], 'abstain')
+  if (v === null || typeof v !== 'object') {
+    throw invalidArg(`abstain must be true, false or { lexical, gap, crowd?, lexicalGap?, lexicalCrowd? }, got ${typeName(v)}`)
+  }
+  const r = readOptionFields<AbstainRule>(v, ['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'], 'abstain')
   const rule: AbstainRule = { lexical: r.lexical as number, gap: r.gap as number }
-  if (r.crowd !== undefined) rule.crowd = r.crowd
+  for (const k of ['crowd', 'lexicalGap', 'lexicalCrowd'] as const) if (r[k] !== undefined) rule[k] = r[k]
   for (const [k, x] of Object.entries(rule)) {
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new ToolIndexError('E_INVALID_NUMBER', `abstain.${k} must be a finite number, got ${String(x)}`)
   }

@@ -8,7 +8,7 @@
 // `--set` scores other sets than ETOM and MetaTool's defaults (e.g. `--set unseen --holdout`:
 // the MetaTool requests outside the sample, for the loss on requests not seen).
 // `--sweep` also prints, for a few lexical cuts and crowd weights, the curve over the cosine
-// gap. `--cv` is how the rule was chosen: five folds of the dev split (by a hash of set and
+// gap. `--cv` is how the rule was chosen (since stop 41 on `--set etom,metatool,unseen,ultratool,seal`): five folds of the dev split (by a hash of set and
 // request); on four, the rule of the grid that answers the most infeasible requests with nothing
 // while no set loses more than MAX_LOSS (`rule-choice.mjs`) points; scored on the fifth. Both on dev only: the rule
 // is chosen there, and the holdout only checks it. Needs the local encoder
@@ -91,14 +91,25 @@ if (sweep) {
   }
 }
 
+// The grid: lexical cut, crowd weight and gap; then the same with the lexical crowd's gap
+// (`lexicalGap`, against `lexicalCrowd` times the lexical crowd's score) as a further condition.
 const GRID = []
 for (const lexical of [0.4, 0.45, 0.5, 0.55, 0.6])
   for (const crowd of [1, 0.875, 0.75, 0.625, 0.5])
-    for (let g = 10; g <= 60; g++) GRID.push({ lexical, crowd, gap: g / 200 })
+    for (let g = 10; g <= 60; g++) {
+      GRID.push({ lexical, crowd, gap: g / 200 })
+      for (const lexicalCrowd of [0.5, 0.75, 1])
+        for (const lexicalGap of [0.2, 0.25, 0.3, 0.35, 0.4]) GRID.push({ lexical, crowd, gap: g / 200, lexicalGap, lexicalCrowd })
+    }
 
 if (cv) {
-  const grids = { 'gap only (crowd 1)': GRID.filter((r) => r.crowd === 1), 'gap and crowd weight': GRID }
+  const grids = {
+    'gap only (crowd 1)': GRID.filter((r) => r.crowd === 1 && r.lexicalGap === undefined),
+    'gap and crowd weight': GRID.filter((r) => r.lexicalGap === undefined),
+    'gap, crowd weight and the lexical crowd': GRID,
+  }
+  const label = (r) => `${r.lexical} / ${r.gap} / ${r.crowd} / ${r.lexicalGap ?? '–'} / ${r.lexicalCrowd ?? '–'}`
   for (const [name, grid] of Object.entries(grids)) {
-    crossValidate({ rows, grid, measure, title: `${name}, ${split}`, columns: 'lexical / gap / crowd', label: (r) => `${r.lexical} / ${r.gap} / ${r.crowd}` })
+    crossValidate({ rows, grid, measure, title: `${name}, ${split}`, columns: 'lexical / gap / crowd / lexical gap / lexical crowd', label })
   }
 }
