@@ -200,18 +200,12 @@ impl EnhancedIndex {
         let mut best_raw = 0.0f64;
         let mut best_cov = 0.0f64;
         let mut best_score = f64::NEG_INFINITY;
-        for &slot in s.touched() {
+        // A touched tool that passes the filters, at its name tier: its hit, and the best
+        // tool's evidence so far. The filters and tiers are looked at only when the request
+        // has some (most have none).
+        let mut visit = |slot: u32, tier: f64| {
             let Some(&Cell(score, mass, _)) = s.get(slot) else {
-                continue;
-            };
-            if required_missing || !server_ok(slot) || (!required.is_empty() && !has_required(slot))
-            {
-                continue;
-            }
-            let tier = if tiers.is_empty() {
-                0.0
-            } else {
-                tiers.get(&slot).copied().unwrap_or(0) as f64
+                return;
             };
             if tier * 1e6 + score > best_score {
                 best_score = tier * 1e6 + score;
@@ -222,6 +216,20 @@ impl EnhancedIndex {
                 slot,
                 score: tier + self.confidence_of(score, max_idf, slot),
             });
+        };
+        if required_missing {
+            // A required word no tool has: nothing matches.
+        } else if q.servers.is_empty() && required.is_empty() && tiers.is_empty() {
+            // The usual request (no filter, no name): every touched tool, at tier 0.
+            s.touched().iter().for_each(|&slot| visit(slot, 0.0));
+        } else {
+            for &slot in s.touched() {
+                if !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
+                    continue;
+                }
+                let tier = tiers.get(&slot).copied().unwrap_or(0);
+                visit(slot, f64::from(tier));
+            }
         }
         for (&slot, &tier) in &tiers {
             if s.get(slot).is_none()
