@@ -162,24 +162,13 @@ impl EnhancedIndex {
             let tw = self.term_weights(id, w);
             let mass = if covers { tw.idf } else { 0.0 };
             let postings = &self.store.postings[id as usize];
-            // `term_score` with the parameters read once, outside the postings loop.
-            let (k1, norms) = (p.k1, &self.norms[..]);
-            if kept.wants(id, w) {
+            let values = if kept.wants(id, w) {
                 kept.open(id, w, postings.len());
-                for &(slot, tfs) in postings {
-                    let v = bm25f(&tw, k1, &tfs, &norms[slot as usize]);
-                    let c = s.cell(slot);
-                    c.0 += v;
-                    c.1 += mass;
-                    kept.values.push(v);
-                }
-                continue;
-            }
-            for &(slot, tfs) in postings {
-                let c = s.cell(slot);
-                c.0 += bm25f(&tw, k1, &tfs, &norms[slot as usize]);
-                c.1 += mass;
-            }
+                Some(&mut kept.values)
+            } else {
+                None
+            };
+            accumulate(s, postings, &self.norms, &tw, p.k1, mass, values);
         }
         let tiers = self.tiers(q);
         let server_ok = |slot: u32| {
@@ -293,6 +282,40 @@ impl EnhancedIndex {
     pub(super) fn idf_unknown(&self) -> f64 {
         let n = self.store.live as f64;
         (1.0 + (n + 0.5) / 0.5).ln()
+    }
+}
+
+/// Add one term's contributions over its postings (and `mass` for each) into the scratch
+/// cells, each value also pushed to `values` when given. A function of its own: with the
+/// scratch, the slices and the weights passed in, the loop reads fewer of them again at every
+/// posting than it does inline in the scoring pass.
+#[inline]
+fn accumulate(
+    s: &mut Scratch,
+    postings: &[(u32, [u16; FIELDS])],
+    norms: &[[f64; FIELDS]],
+    tw: &TermWeights,
+    k1: f64,
+    mass: f64,
+    values: Option<&mut Vec<f64>>,
+) {
+    match values {
+        Some(values) => {
+            for &(slot, tfs) in postings {
+                let v = bm25f(tw, k1, &tfs, &norms[slot as usize]);
+                let c = s.cell(slot);
+                c.0 += v;
+                c.1 += mass;
+                values.push(v);
+            }
+        }
+        None => {
+            for &(slot, tfs) in postings {
+                let c = s.cell(slot);
+                c.0 += bm25f(tw, k1, &tfs, &norms[slot as usize]);
+                c.1 += mass;
+            }
+        }
     }
 }
 
