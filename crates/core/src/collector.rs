@@ -87,6 +87,27 @@ impl<C: Cell> Accumulator<C> {
         c
     }
 
+    /// [`Accumulator::cell`] over a run of slots: `f` gets each slot's cell (zeroed and
+    /// recorded as touched on first use) with the item that came with the slot. One call for a
+    /// whole posting list holds the table and the epoch in registers, where a loop of `cell`
+    /// calls reads them again at every slot.
+    #[inline]
+    pub fn update_each<T>(
+        &mut self,
+        items: impl IntoIterator<Item = (u32, T)>,
+        mut f: impl FnMut(&mut C, T),
+    ) {
+        let (cells, touched, epoch) = (&mut self.cells[..], &mut self.touched, self.epoch);
+        for (slot, item) in items {
+            let c = &mut cells[slot as usize];
+            if c.epoch() != epoch {
+                *c = C::fresh(epoch);
+                touched.push(slot);
+            }
+            f(c, item);
+        }
+    }
+
     /// The slot's cell if this query touched it.
     #[inline]
     pub fn get(&self, slot: u32) -> Option<&C> {

@@ -218,16 +218,18 @@ impl EnhancedIndex {
         for &(id, w) in terms {
             let postings = &self.store.postings[id as usize];
             if let Some(values) = kept.get(id, w) {
-                for (&(slot, _), &v) in postings.iter().zip(values) {
-                    s.cell(slot).0 += v;
-                }
+                let each = postings
+                    .iter()
+                    .zip(values)
+                    .map(|(&(slot, _), &v)| (slot, v));
+                s.update_each(each, |c, v| c.0 += v);
                 continue;
             }
             let tw = self.term_weights(id, w);
-            for &(slot, tfs) in postings {
-                let v = self.term_score(&tw, slot, &tfs);
-                s.cell(slot).0 += v;
-            }
+            let each = postings.iter().map(|p| (p.0, p));
+            s.update_each(each, |c, (slot, tfs)| {
+                c.0 += self.term_score(&tw, *slot, tfs)
+            });
         }
         let touched = s
             .touched()

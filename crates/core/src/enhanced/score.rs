@@ -286,10 +286,7 @@ impl EnhancedIndex {
 }
 
 /// Add one term's contributions over its postings (and `mass` for each) into the scratch
-/// cells, each value also pushed to `values` when given. A function of its own: with the
-/// scratch, the slices and the weights passed in, the loop reads fewer of them again at every
-/// posting than it does inline in the scoring pass.
-#[inline]
+/// cells, each value also pushed to `values` when given.
 fn accumulate(
     s: &mut Scratch,
     postings: &[(u32, [u16; FIELDS])],
@@ -299,23 +296,18 @@ fn accumulate(
     mass: f64,
     values: Option<&mut Vec<f64>>,
 ) {
+    let each = postings.iter().map(|p| (p.0, p));
     match values {
-        Some(values) => {
-            for &(slot, tfs) in postings {
-                let v = bm25f(tw, k1, &tfs, &norms[slot as usize]);
-                let c = s.cell(slot);
-                c.0 += v;
-                c.1 += mass;
-                values.push(v);
-            }
-        }
-        None => {
-            for &(slot, tfs) in postings {
-                let c = s.cell(slot);
-                c.0 += bm25f(tw, k1, &tfs, &norms[slot as usize]);
-                c.1 += mass;
-            }
-        }
+        Some(values) => s.update_each(each, |c, (slot, tfs)| {
+            let v = bm25f(tw, k1, tfs, &norms[*slot as usize]);
+            c.0 += v;
+            c.1 += mass;
+            values.push(v);
+        }),
+        None => s.update_each(each, |c, (slot, tfs)| {
+            c.0 += bm25f(tw, k1, tfs, &norms[*slot as usize]);
+            c.1 += mass;
+        }),
     }
 }
 
