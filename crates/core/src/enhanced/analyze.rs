@@ -20,7 +20,7 @@ pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
 };
 use super::wordlists::{is_query_stop_any_case, is_unigram_stop};
-pub use super::words::{is_cjk, split_identifier, strip_clitic, words};
+pub use super::words::{has_cjk, is_cjk, split_identifier, strip_clitic, words};
 
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
 pub const MAX_TOKEN_LEN: usize = 64;
@@ -154,14 +154,14 @@ impl Analyzer {
                 emit(Cow::Borrowed(c), false);
             }
             prev = Some(w);
-            if w.chars().all(is_cjk) {
+            if !w.is_ascii() && w.chars().all(is_cjk) {
                 cjk_run.push_str(w);
                 continue;
             }
             if !cjk_run.is_empty() {
                 flush(&mut cjk_run, &mut *emit);
             }
-            if w.chars().any(is_cjk) {
+            if has_cjk(w) {
                 // Mixed script inside one segment: split at script changes.
                 let mut buf = String::new();
                 let mut buf_cjk = false;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::analyze::{self, is_cjk};
+use super::analyze;
 use super::lexicon;
 use super::names::{compact, name_key};
 use super::tools::deletions;
@@ -105,7 +105,7 @@ impl EnhancedIndex {
         // The words the lexicon reads: every word but the `server:` / `+server` filters (a
         // server named in Han characters is a filter, not a request for its meaning).
         let mut lexicon_text = String::new();
-        let has_cjk = query.chars().any(is_cjk);
+        let has_cjk = analyze::has_cjk(query);
         for (ri, &raw) in raws.iter().enumerate() {
             // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
             let (required, body) = match raw.strip_prefix('+') {
@@ -232,7 +232,7 @@ impl EnhancedIndex {
             .terms
             .iter()
             .filter(|t| {
-                t.origin == "query" && t.term.chars().count() >= 5 && !t.term.chars().any(is_cjk)
+                t.origin == "query" && t.term.chars().count() >= 5 && !analyze::has_cjk(&t.term)
             })
             .filter(|t| {
                 self.store

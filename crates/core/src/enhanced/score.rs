@@ -3,7 +3,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::analyze::is_cjk;
+use super::analyze::has_cjk;
 use super::params::{confidence, CROWD_RANK};
 use super::{EnhancedIndex, ParsedQuery, FIELDS};
 use crate::collector::{best_k, Hit, HitSink};
@@ -269,7 +269,7 @@ impl EnhancedIndex {
                     .filter(|&id| !self.store.postings[id as usize].is_empty());
                 match (&*t.origin, known) {
                     ("query", Some(id)) => Some(t.weight * self.idf(id)),
-                    ("query", None) if !t.term.chars().any(is_cjk) => {
+                    ("query", None) if !has_cjk(&t.term) => {
                         Some(t.weight * self.params.unknown_weight * self.idf_unknown())
                     }
                     ("lexicon", Some(id)) => Some(t.weight * self.idf(id)),

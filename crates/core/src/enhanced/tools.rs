@@ -7,7 +7,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::analyze::{self, is_cjk, Analyzer, WordMemo};
+use super::analyze::{self, Analyzer, WordMemo};
 use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
 use super::{EnhancedIndex, FIELDS, SCHEMA_FIELD};
 use crate::index::ToolDoc;
@@ -170,7 +170,7 @@ impl EnhancedIndex {
             let tfs = t.tfs;
             if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
                 let text = self.store.term_text[id as usize].clone();
-                if text.chars().count() >= 4 && !text.chars().any(is_cjk) {
+                if text.chars().count() >= 4 && !analyze::has_cjk(&text) {
                     for d in deletions(&text) {
                         self.deletes.entry(d.into_boxed_str()).or_default().push(id);
                     }

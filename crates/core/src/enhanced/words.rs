@@ -14,6 +14,12 @@ pub fn is_cjk(c: char) -> bool {
         | '\u{3040}'..='\u{30FF}')
 }
 
+/// Whether a text has a [`is_cjk`] character (ASCII text, most of it, is ruled out without
+/// looking at its characters one by one).
+pub fn has_cjk(text: &str) -> bool {
+    !text.is_ascii() && text.chars().any(is_cjk)
+}
+
 /// Stage 1: the words of a text by Unicode word boundaries (segments with a letter or digit).
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
     word_bounds(text).filter(|w| w.chars().any(|c| c.is_alphanumeric()))
