@@ -197,11 +197,7 @@ impl HitSink for TopK {
     }
     #[inline]
     fn floor(&self) -> f64 {
-        match self.k {
-            0 => f64::INFINITY,
-            k if self.best.len() == k => self.best[k - 1].score,
-            _ => f64::NEG_INFINITY,
-        }
+        self.floor
     }
 }
 
@@ -210,6 +206,9 @@ impl HitSink for TopK {
 pub struct TopK {
     k: usize,
     best: Vec<Hit>,
+    /// The score of the `k`-th best once there are `k` (`-∞` before, `+∞` when `k` is 0): a
+    /// hit scoring below it is not kept.
+    floor: f64,
 }
 
 impl TopK {
@@ -217,19 +216,24 @@ impl TopK {
         TopK {
             k,
             best: Vec::with_capacity(k + 1),
+            floor: if k == 0 {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            },
         }
     }
 
-    /// Offer a hit. Most hits of a large pass fall below the last kept one: that test is
-    /// inlined at the caller, the insertion is not.
+    /// Offer a hit. Most hits of a large pass fall below the last kept one: that test (one
+    /// comparison with the floor) is inlined at the caller, the insertion is not.
     #[inline(always)]
     pub fn push(&mut self, h: Hit) {
-        let (k, best) = (self.k, &self.best);
         // `<` on two scores means neither is NaN and `total_cmp` agrees: a cheap first test.
-        if k == 0
-            || (best.len() == k
-                && (h.score < best[k - 1].score || rank_order(&h, &best[k - 1]).is_ge()))
-        {
+        if h.score < self.floor {
+            return;
+        }
+        let (k, best) = (self.k, &self.best);
+        if k == 0 || (best.len() == k && rank_order(&h, &best[k - 1]).is_ge()) {
             return;
         }
         self.insert(h);
@@ -242,6 +246,9 @@ impl TopK {
         let at = best.partition_point(|x| rank_order(x, &h).is_lt());
         best.insert(at, h);
         best.truncate(self.k);
+        if best.len() == self.k {
+            self.floor = best[self.k - 1].score;
+        }
     }
 
     /// The kept hits, best first.
