@@ -88,10 +88,10 @@ impl EnhancedIndex {
             best_k(hits.iter().copied(), pool)
         };
         // Hits ranked after the best `pool`: the clause tops among them join the pool, the
-        // others follow it.
+        // others follow it. (The few clause tops are found by the bit set first.)
         let last = best.last().copied();
         let beyond = |h: &Hit| last.is_none_or(|l| rank_order(h, &l).is_gt());
-        best.extend(hits.iter().filter(|h| beyond(h) && is_extra(h.slot)));
+        best.extend(hits.iter().filter(|h| is_extra(h.slot) && beyond(h)));
         best.sort_unstable_by(rank_order);
         let rest = || {
             hits.iter()
