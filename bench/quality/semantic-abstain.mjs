@@ -55,16 +55,24 @@ for (const set of sets) {
 }
 
 const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
-/** Infeasible share answered with nothing, and each feasible set's recall loss in points. */
+/** Infeasible share answered with nothing, and each feasible set's recall loss in points (one pass over the rows). */
 function measure(rule, of = rows) {
-  const off = (r) => sem.abstains(r.lexical, r.whole, r.best, CAND, rule)
-  const infeasible = of.filter((r) => r.infeasible)
-  const empty = infeasible.filter(off).length / (infeasible.length || 1)
-  const loss = feasible.map((s) => {
-    const rs = of.filter((r) => r.set === s)
-    return (100 * rs.reduce((a, r) => a + (off(r) ? r.recall : 0), 0)) / (rs.length || 1)
-  })
-  return { empty, loss }
+  const lost = feasible.map(() => 0)
+  const count = feasible.map(() => 0)
+  let infeasible = 0
+  let empty = 0
+  for (const r of of) {
+    const off = sem.abstains(r.lexical, r.whole, r.best, CAND, rule)
+    if (r.infeasible) {
+      infeasible++
+      if (off) empty++
+      continue
+    }
+    const i = feasible.indexOf(r.set)
+    count[i]++
+    if (off) lost[i] += r.recall
+  }
+  return { empty: empty / (infeasible || 1), loss: lost.map((x, i) => (100 * x) / (count[i] || 1)) }
 }
 const infeasible = rows.filter((r) => r.infeasible)
 
