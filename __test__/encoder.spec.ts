@@ -573,11 +573,13 @@ describe('the semantic index under hostile input', () => {
     expect(await codeOf(idx.searchFused('weather', 3, { abstain: trap as never }))).toBe('E_INVALID_ARG')
     const proto = Object.prototype as Record<string, unknown>
     proto.crowd = 1e9
-    proto.lexicalGap = Number.NaN
     try {
       // Never abstains (`lexical` below any score) unless a polluted crowd were read.
       expect((await idx.searchFused('weather forecast', 3, { abstain: { lexical: -1, gap: -0.5 } })).length).toBeGreaterThan(0)
-      // Always abstains on a catalog of at least `candidates` tools, unless a polluted lexical gap (NaN) were read.
+      // Always abstains on a catalog of at least `candidates` tools, unless a polluted crowd
+      // weight or lexical gap (NaN: no comparison holds) were read for the fields it leaves out.
+      proto.crowd = Number.NaN
+      proto.lexicalGap = Number.NaN
       const many = SemanticToolIndex.create(Array.from({ length: 30 }, (_, i) => ({ name: `tool_${i}`, description: `weather tool ${i}` })), { embedder: good() })
       await many.ready
       expect(await many.searchFused('weather', 3, { abstain: { lexical: 9, gap: 9 } })).toEqual([])
