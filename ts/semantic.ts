@@ -103,12 +103,13 @@ export function abstains(
   const r = rule === true ? ABSTAIN_RULE : rule
   const k = Math.floor(candidates)
   if (!r || typeof r !== 'object' || !(k >= 1) || whole.length < k) return false
-  // Own fields only: a rule's missing field is its default, never an inherited value.
-  const own = (k: keyof AbstainRule) => (Object.hasOwn(r, k) ? r[k] : undefined)
+  // Own fields only: a field the rule leaves out is its default, never an inherited value.
+  const own = (field: keyof AbstainRule) => (Object.hasOwn(r, field) ? r[field] : undefined)
   const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = (['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const).map(own)
+  if (cut === undefined || gap === undefined) return false
   const lex = lexical[0]?.score ?? 0
-  if (!(cut !== undefined && gap !== undefined && lex < cut && best - crowd * whole[k - 1].score < gap)) return false
-  return lexicalGap === undefined || lex - lexicalCrowd * (lexical[k - 1]?.score ?? 0) < lexicalGap
+  const weak = lex < cut && best - crowd * whole[k - 1].score < gap
+  return weak && (lexicalGap === undefined || lex - lexicalCrowd * (lexical[k - 1]?.score ?? 0) < lexicalGap)
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */
