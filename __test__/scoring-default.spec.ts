@@ -109,7 +109,7 @@ describe('the crowd rule (opt-in)', () => {
     await expect(buildToolIndex(crowd, { scoring: 'enhanced', tuning: hostile })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
   })
   test('the values are the documented ones, read-only, off by default', () => {
-    expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.195, crowdWeight: 0.75, crowdConfidence: 0.4 })
+    expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.175, crowdWeight: 0.75, crowdConfidence: 0.4 })
     expect(Object.isFrozen(CROWD_ABSTAIN)).toBe(true)
     expect(ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } }).search('count the widgets please', 5).length).toBeGreaterThan(0)
   })

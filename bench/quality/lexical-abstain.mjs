@@ -9,7 +9,8 @@
 // `--set` scores other sets than ETOM and MetaTool's defaults (e.g. `--set unseen --holdout`).
 // Each request is searched once with the rule off (its best 30 scores; enhanced search has no display threshold); the rule is
 // then applied to those scores here, and the native rule is checked to answer the same requests
-// with nothing. `--sweep` prints the grid's curve; `--cv` is how the rule was chosen: five folds
+// with nothing. `--sweep` prints the grid's curve; `--cv` is how the rule was chosen (since stop 41 on
+// `--set etom,metatool,unseen,ultratool,seal`): five folds
 // of the dev split (by a hash of set and request); on four, the rule of the grid that answers the
 // most infeasible requests with nothing while no set loses more than MAX_LOSS (`rule-choice.mjs`) points; scored on
 // the fifth. Both on dev only: the rule is chosen there, and the holdout only checks it.
@@ -65,15 +66,24 @@ function abstains(scores, rule) {
 }
 
 const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
-/** Infeasible share answered with nothing, and each feasible set's recall loss in points. */
+/** Infeasible share answered with nothing, and each feasible set's recall loss in points (one pass over the rows). */
 function measure(rule, of = rows) {
-  const infeasible = of.filter((r) => r.infeasible)
-  const empty = infeasible.filter((r) => abstains(r.scores, rule)).length / (infeasible.length || 1)
-  const loss = feasible.map((s) => {
-    const rs = of.filter((r) => r.set === s)
-    return (100 * rs.reduce((a, r) => a + (r.scores.length > 0 && abstains(r.scores, rule) ? r.recall : 0), 0)) / (rs.length || 1)
-  })
-  return { empty, loss }
+  const lost = feasible.map(() => 0)
+  const count = feasible.map(() => 0)
+  let infeasible = 0
+  let empty = 0
+  for (const r of of) {
+    const off = abstains(r.scores, rule)
+    if (r.infeasible) {
+      infeasible++
+      if (off) empty++
+      continue
+    }
+    const i = feasible.indexOf(r.set)
+    count[i]++
+    if (off && r.scores.length > 0) lost[i] += r.recall
+  }
+  return { empty: empty / (infeasible || 1), loss: lost.map((x, i) => (100 * x) / (count[i] || 1)) }
 }
 
 const mismatched = rows.filter((r) => abstains(r.scores, CROWD_ABSTAIN) !== r.nativeEmpty).length

@@ -67,7 +67,7 @@ pub const CROWD_RANK: usize = 30;
 
 /// The crowd rule chosen on the dev split (`bench/quality/lexical-abstain.mjs`): `(gap, weight,
 /// confidence)`. Opt in with these three values; [`Params::default`] keeps the rule off.
-pub const CROWD_RULE: (f64, f64, f64) = (0.195, 0.75, 0.4);
+pub const CROWD_RULE: (f64, f64, f64) = (0.175, 0.75, 0.4);
 
 /// A tool's confidence from its evidence: `e / (e + scale)`, in `[0, 1)`. The evidence is
 /// the tool's BM25F score divided by the largest IDF the index can give (that of a word in
