@@ -18,7 +18,16 @@ pub(super) const COMPACT_MARK: char = '\u{1}';
 
 /// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
 pub fn name_key(s: &str) -> String {
-    let t = s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+    trimmed_key(name_trim(s))
+}
+
+/// A word without the quotes and punctuation around it (what [`name_key`] keys).
+pub(super) fn name_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+}
+
+/// [`name_key`] of a word [`name_trim`] has already trimmed.
+pub(super) fn trimmed_key(t: &str) -> String {
     if t.is_ascii() {
         // One copy lowercased in place (a second only for a word with a hyphen); the same
         // as below for ASCII.

@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analyze;
 use super::lexicon;
-use super::names::{compact, name_key};
+use super::names::{compact, name_key, name_trim, trimmed_key};
 use super::tools::deletions;
 use super::EnhancedIndex;
 
@@ -74,10 +74,12 @@ impl EnhancedIndex {
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         let mut seen = TermPositions::default();
+        // A term's origin is worked out only when the term is new (a synonym or correction
+        // the query already has keeps its first origin, with no label made for it).
         let mut add = |q: &mut ParsedQuery,
                        term: Cow<'_, str>,
                        weight: f64,
-                       origin: Cow<'static, str>,
+                       origin: &dyn Fn() -> Cow<'static, str>,
                        required: bool| {
             if let Some(i) = seen.find(&q.terms, &term) {
                 let existing = &mut q.terms[i];
@@ -89,14 +91,13 @@ impl EnhancedIndex {
             q.terms.push(QueryTerm {
                 term: term.into_owned(),
                 weight,
-                origin,
+                origin: origin(),
                 required,
             });
         };
         let mut free_text = String::with_capacity(query.len() + 1);
         let mut quoted_text = String::new();
         let raws: Vec<&str> = query.split_whitespace().collect();
-        q.terms.reserve(raws.len() * 2);
         if names {
             q.raw.reserve(raws.len());
             q.raw_ident.reserve(raws.len());
@@ -130,10 +131,8 @@ impl EnhancedIndex {
                 lexicon_text.push_str(raw);
                 lexicon_text.push(' ');
             }
-            let key = if names { name_key(body) } else { String::new() };
-            if !key.is_empty() {
-                let trimmed =
-                    body.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'));
+            let trimmed = if names { name_trim(body) } else { "" };
+            if !trimmed.is_empty() {
                 let camel = trimmed
                     .chars()
                     .zip(trimmed.chars().skip(1))
@@ -142,13 +141,13 @@ impl EnhancedIndex {
                     camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
                 // A word that is the whole request counts as a name (`raws` splits where
                 // `trim` cuts, so this is `query.trim() == raw` without trimming per word).
-                q.raw.push(key);
+                q.raw.push(trimmed_key(trimmed));
                 q.raw_ident.push(ident || raws.len() == 1);
             }
             if required {
                 // A required word is its words: not the characters of a CJK run.
                 for t in self.analyzer.word_tokens(body) {
-                    add(&mut q, Cow::Owned(t), 1.0, Cow::Borrowed("query"), true);
+                    add(&mut q, Cow::Owned(t), 1.0, &|| Cow::Borrowed("query"), true);
                 }
             } else if quoted[ri] {
                 quoted_text.push_str(body);
@@ -172,7 +171,7 @@ impl EnhancedIndex {
         self.analyzer
             .query_tokens_tagged(&free_text, &mut memo.words, |t, unigram| {
                 if !unigram {
-                    add(&mut q, t, 1.0, Cow::Borrowed("query"), false)
+                    add(&mut q, t, 1.0, &|| Cow::Borrowed("query"), false)
                 } else if uw > 0.0 {
                     unigrams.push((t.into_owned(), uw));
                 }
@@ -181,13 +180,19 @@ impl EnhancedIndex {
         self.analyzer
             .query_tokens_tagged(&quoted_text, &mut memo.words, |t, unigram| {
                 if !unigram {
-                    add(&mut q, t, quote_weight, Cow::Borrowed("query"), false)
+                    add(&mut q, t, quote_weight, &|| Cow::Borrowed("query"), false)
                 } else if uw > 0.0 {
                     unigrams.push((t.into_owned(), quote_weight * uw));
                 }
             });
         for (t, w) in unigrams {
-            add(&mut q, Cow::Owned(t), w, Cow::Borrowed("unigram"), false);
+            add(
+                &mut q,
+                Cow::Owned(t),
+                w,
+                &|| Cow::Borrowed("unigram"),
+                false,
+            );
         }
         if self.params.synonym_weight > 0.0 {
             // The request's own words with synonyms (most have none): only those are copied.
@@ -198,16 +203,14 @@ impl EnhancedIndex {
                 .filter_map(|t| self.synonyms.get(&t.term).map(|syn| (t.term.clone(), syn)))
                 .collect();
             for (w, syn) in words {
-                {
-                    for s in syn {
-                        add(
-                            &mut q,
-                            Cow::Borrowed(s.as_str()),
-                            self.params.synonym_weight,
-                            Cow::Owned(format!("synonym:{w}")),
-                            false,
-                        );
-                    }
+                for s in syn {
+                    add(
+                        &mut q,
+                        Cow::Borrowed(s.as_str()),
+                        self.params.synonym_weight,
+                        &|| Cow::Owned(format!("synonym:{w}")),
+                        false,
+                    );
                 }
             }
         }
@@ -221,7 +224,7 @@ impl EnhancedIndex {
                         &mut q,
                         Cow::Owned(t),
                         self.params.lexicon_weight,
-                        Cow::Borrowed("lexicon"),
+                        &|| Cow::Borrowed("lexicon"),
                         false,
                     );
                 }
@@ -242,20 +245,16 @@ impl EnhancedIndex {
             .map(|t| t.term.clone())
             .collect();
         for u in unknown {
-            let fixes = match memo.typos.get(&u) {
-                Some(f) => f.clone(),
-                None => {
-                    let f = self.corrections(&u);
-                    memo.typos.insert(u.clone(), f.clone());
-                    f
-                }
-            };
-            for c in fixes {
+            if !memo.typos.contains_key(&u) {
+                let fixes = self.corrections(&u);
+                memo.typos.insert(u.clone(), fixes);
+            }
+            for c in &memo.typos[&u] {
                 add(
                     &mut q,
-                    Cow::Owned(c),
+                    Cow::Borrowed(c.as_str()),
                     self.params.typo_weight,
-                    Cow::Owned(format!("typo:{u}")),
+                    &|| Cow::Owned(format!("typo:{u}")),
                     false,
                 );
             }
