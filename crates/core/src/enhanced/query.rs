@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::analyze;
 use super::lexicon;
 use super::names::{compact, name_key, name_trim, trimmed_key};
-use super::tools::deletions;
+use super::tools::for_each_deletion;
 use super::EnhancedIndex;
 
 /// A term of an analysed query.
@@ -133,10 +133,13 @@ impl EnhancedIndex {
             }
             let trimmed = if names { name_trim(body) } else { "" };
             if !trimmed.is_empty() {
-                let camel = trimmed
-                    .chars()
-                    .zip(trimmed.chars().skip(1))
-                    .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
+                // A lowercase letter or digit followed by a capital (each character read once).
+                let mut lower_before = false;
+                let camel = trimmed.chars().any(|c| {
+                    let edge = lower_before && c.is_uppercase();
+                    lower_before = c.is_lowercase() || c.is_ascii_digit();
+                    edge
+                });
                 let ident =
                     camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
                 // A word that is the whole request counts as a name (`raws` splits where
@@ -278,14 +281,14 @@ impl EnhancedIndex {
         if let Some(found) = self.deletes.get(word) {
             ids.extend(found.iter().copied());
         }
-        for d in deletions(word) {
-            if let Some(id) = self.store.term_id(&d) {
+        for_each_deletion(word, |d| {
+            if let Some(id) = self.store.term_id(d) {
                 ids.insert(id);
             }
-            if let Some(found) = self.deletes.get(d.as_str()) {
+            if let Some(found) = self.deletes.get(d) {
                 ids.extend(found.iter().copied());
             }
-        }
+        });
         let mut out: Vec<&str> = ids
             .into_iter()
             .filter(|&id| self.is_name_term(id))

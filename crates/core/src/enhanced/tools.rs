@@ -148,18 +148,16 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
     }
 }
 
-pub(super) fn deletions(word: &str) -> Vec<String> {
-    let chars: Vec<char> = word.chars().collect();
-    (0..chars.len())
-        .map(|i| {
-            chars
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, c)| *c)
-                .collect()
-        })
-        .collect()
+/// Each one-character deletion of `word`, in order of the character left out, handed to `f`
+/// (one buffer reused for all of them).
+pub(super) fn for_each_deletion(word: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::with_capacity(word.len());
+    for (i, c) in word.char_indices() {
+        buf.clear();
+        buf.push_str(&word[..i]);
+        buf.push_str(&word[i + c.len_utf8()..]);
+        f(&buf);
+    }
 }
 
 impl EnhancedIndex {
@@ -171,9 +169,8 @@ impl EnhancedIndex {
             if (tfs[0] > 0 || tfs[1] > 0) && self.name_terms.insert(id) {
                 let text = self.store.term_text[id as usize].clone();
                 if text.chars().count() >= 4 && !analyze::has_cjk(&text) {
-                    for d in deletions(&text) {
-                        self.deletes.entry(d.into_boxed_str()).or_default().push(id);
-                    }
+                    let deletes = &mut self.deletes;
+                    for_each_deletion(&text, |d| deletes.entry(d.into()).or_default().push(id));
                 }
             }
             self.store.post(id, slot, tfs);
