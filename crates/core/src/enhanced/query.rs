@@ -133,15 +133,7 @@ impl EnhancedIndex {
             }
             let trimmed = if names { name_trim(body) } else { "" };
             if !trimmed.is_empty() {
-                // A lowercase letter or digit followed by a capital (each character read once).
-                let mut lower_before = false;
-                let camel = trimmed.chars().any(|c| {
-                    let edge = lower_before && c.is_uppercase();
-                    lower_before = c.is_lowercase() || c.is_ascii_digit();
-                    edge
-                });
-                let ident =
-                    camel || trimmed.contains('_') || trimmed.trim_matches('-').contains('-');
+                let ident = looks_like_identifier(trimmed);
                 // A word that is the whole request counts as a name (`raws` splits where
                 // `trim` cuts, so this is `query.trim() == raw` without trimming per word).
                 q.raw.push(trimmed_key(trimmed));
@@ -198,20 +190,24 @@ impl EnhancedIndex {
             );
         }
         if self.params.synonym_weight > 0.0 {
-            // The request's own words with synonyms (most have none): only those are copied.
+            // The request's own words with synonyms (most have none), each with the origin
+            // its synonyms are labelled with.
             let words: Vec<(String, &Vec<String>)> = q
                 .terms
                 .iter()
                 .filter(|t| t.origin == "query" && t.weight >= 1.0)
-                .filter_map(|t| self.synonyms.get(&t.term).map(|syn| (t.term.clone(), syn)))
+                .filter_map(|t| {
+                    let syn = self.synonyms.get(&t.term)?;
+                    Some((format!("synonym:{}", t.term), syn))
+                })
                 .collect();
-            for (w, syn) in words {
+            for (origin, syn) in words {
                 for s in syn {
                     add(
                         &mut q,
                         Cow::Borrowed(s.as_str()),
                         self.params.synonym_weight,
-                        &|| Cow::Owned(format!("synonym:{w}")),
+                        &|| Cow::Owned(origin.clone()),
                         false,
                     );
                 }
@@ -379,6 +375,30 @@ impl TermPositions {
     }
 }
 
+/// Whether a (trimmed) word is shaped like an identifier: `camelCase` (a lowercase letter or
+/// digit before a capital), `snake_case` (an underscore) or `kebab-case` (a hyphen between
+/// other characters), found in one pass over its characters.
+fn looks_like_identifier(word: &str) -> bool {
+    let mut lower_before = false;
+    // A character other than `-` seen, and a `-` seen after one.
+    let mut other_before = false;
+    let mut inner_hyphen = false;
+    for c in word.chars() {
+        if c == '_' || (lower_before && c.is_uppercase()) {
+            return true;
+        }
+        if c == '-' {
+            inner_hyphen |= other_before;
+        } else if inner_hyphen {
+            return true;
+        } else {
+            other_before = true;
+        }
+        lower_before = c.is_lowercase() || c.is_ascii_digit();
+    }
+    false
+}
+
 /// Which whitespace-separated tokens of a request lie inside a quotation: from a token that
 /// opens with `"`, `'`, `` ` ``, `“` or `‘` (after any opening bracket) to the token that
 /// closes with the same mark (before trailing punctuation). A quotation that never closes
@@ -394,10 +414,9 @@ pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
     let mut out = vec![false; raws.len()];
     let mut open: Option<(usize, char)> = None;
     for (i, raw) in raws.iter().enumerate() {
-        let head = raw.trim_start_matches(['(', '[', '{']);
-        let tail = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
         match open {
             None => {
+                let head = raw.trim_start_matches(['(', '[', '{']);
                 let Some(&(_, close)) = MARKS.iter().find(|(o, _)| head.starts_with(*o)) else {
                     continue;
                 };
@@ -411,6 +430,7 @@ pub fn quoted_tokens(raws: &[&str]) -> Vec<bool> {
                 }
             }
             Some((start, close)) => {
+                let tail = raw.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}']);
                 if tail.ends_with(close) {
                     out[start..=i].iter_mut().for_each(|q| *q = true);
                     open = None;
@@ -468,6 +488,45 @@ mod tests {
         ];
         for (query, want) in cases {
             assert_eq!(idx.parse_query(query).raw_ident, *want, "{query:?}");
+        }
+    }
+
+    /// The one-pass identifier shape agrees with its definition: a lowercase letter or digit
+    /// before a capital, an underscore, or a hyphen left once the outer hyphens are trimmed.
+    #[test]
+    fn identifier_shape() {
+        let by_definition = |w: &str| {
+            let camel = w
+                .chars()
+                .zip(w.chars().skip(1))
+                .any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase());
+            camel || w.contains('_') || w.trim_matches('-').contains('-')
+        };
+        for w in [
+            "plain",
+            "Plain",
+            "PLAIN",
+            "cronCreate",
+            "ec2Instance",
+            "HTTPServer",
+            "snake_case",
+            "_",
+            "kebab-case",
+            "-lead",
+            "trail-",
+            "--",
+            "-",
+            "a-",
+            "-a-",
+            "a--b",
+            "a-b-",
+            "éÉ",
+            "éa-",
+            "数据-x",
+            "x1Y",
+            "",
+        ] {
+            assert_eq!(looks_like_identifier(w), by_definition(w), "{w:?}");
         }
     }
 
