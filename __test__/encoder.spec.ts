@@ -185,6 +185,39 @@ describe('abstaining (fused search)', () => {
   ]
   for (const [name, args, want] of cases) test(name, () => expect(abstains(...args)).toBe(want))
 
+  test("a shorter list's missing entries are never read through a polluted prototype", () => {
+    const proto = Object.prototype as Record<string, unknown>
+    try {
+      // The lexical crowd of one candidate scores 0: 0.45 stands out of it, so no abstaining.
+      proto[29] = { score: 1e9 }
+      expect(abstains([{ score: 0.45 }], crowd(0.3, 0.25), 0.3, 30, true)).toBe(false)
+      // No lexical candidate at all: nothing stands out, abstain (not a polluted best of 0.9).
+      proto[0] = { score: 0.9 }
+      expect(abstains([], crowd(0.3, 0.25), 0.3, 30, true)).toBe(true)
+      // A hole in the vector list is no crowd score either: never abstains, never throws.
+      const holed = crowd(0.3, 0.25)
+      delete (holed as unknown[])[29]
+      expect(abstains(weak, holed, 0.3, 30, true)).toBe(false)
+    } finally {
+      delete proto[29]
+      delete proto[0]
+    }
+  })
+
+  test('a rule is read as searchFused reads it: a class with getters, a rule made from ABSTAIN_RULE', () => {
+    class Rule {
+      get lexical() {
+        return 0.5
+      }
+      get gap() {
+        return 0.17
+      }
+    }
+    expect(abstains(weak, crowd(0.3, 0.25), 0.3, 30, new Rule())).toBe(true)
+    expect(abstains(weak, crowd(0.3, 0.25), 0.3, 30, Object.create(ABSTAIN_RULE))).toBe(true)
+    expect(abstains(crowd(0.45, 0.1), crowd(0.3, 0.25), 0.3, 30, Object.create(ABSTAIN_RULE))).toBe(false)
+  })
+
   test('searchFused answers with nothing only under the rule', async () => {
     // A real, if crude, host embedding (letter trigrams), over a catalog of 40 tools.
     const trigram = (t: string) => {

@@ -10,6 +10,7 @@ import { EncoderError, type Embedder } from './encoder'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { checkLength, checkScoring, copyToolArray, noOptions, readOptionFields, readingInput, stringList, typeName } from './input'
+import { fieldOrUndefined } from './safeRead'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
 import { VectorChannel, type ChannelItem } from './vectorChannel'
@@ -103,13 +104,20 @@ export function abstains(
   const r = rule === true ? ABSTAIN_RULE : rule
   const k = Math.floor(candidates)
   if (!r || typeof r !== 'object' || !(k >= 1) || whole.length < k) return false
-  // Own fields only: a field the rule leaves out is its default, never an inherited value.
-  const own = (field: keyof AbstainRule) => (Object.hasOwn(r, field) ? r[field] : undefined)
-  const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = (['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const).map(own)
+  // The rule's fields as `readAbstain` reads them (a class's getters count, the shared built-in
+  // prototypes never do), and each list's scores by index within its length: a shorter list's
+  // missing entry is no candidate, whatever a polluted prototype holds at that index.
+  const field = (name: keyof AbstainRule) => fieldOrUndefined<number>(r, name)
+  const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = (['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const).map(field)
   if (cut === undefined || gap === undefined) return false
-  const lex = lexical[0]?.score ?? 0
-  const weak = lex < cut && best - crowd * whole[k - 1].score < gap
-  return weak && (lexicalGap === undefined || lex - lexicalCrowd * (lexical[k - 1]?.score ?? 0) < lexicalGap)
+  const lex = scoreAt(lexical, 0) ?? 0
+  const weak = lex < cut && best - crowd * (scoreAt(whole, k - 1) ?? Number.NaN) < gap
+  return weak && (lexicalGap === undefined || lex - lexicalCrowd * (scoreAt(lexical, k - 1) ?? 0) < lexicalGap)
+}
+
+/** The score of a list's `i`-th entry, if the list holds one there (its own element, its own or class field). */
+function scoreAt(list: readonly { score: number }[], i: number): number | undefined {
+  return i < list.length && Object.hasOwn(list, i) ? fieldOrUndefined<number>(list[i], 'score') : undefined
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */

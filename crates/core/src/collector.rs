@@ -392,5 +392,48 @@ mod tests {
             let got = best_k(h.into_iter().rev(), k);
             prop_assert_eq!(got.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
         }
+
+        /// After every push, the kept hits are the first k of the stream so far, and the floor
+        /// is the k-th score once there are k (−∞ before, +∞ for k = 0).
+        #[test]
+        fn top_k_floor_after_every_push(h in hits(), k in 0usize..12) {
+            let mut top = TopK::new(k);
+            for i in 0..h.len() {
+                top.push(h[i]);
+                let want: Vec<(u32, u64)> = sorted(h[..=i].to_vec()).into_iter().take(k).collect();
+                let floor = match want.get(k.wrapping_sub(1)) {
+                    _ if k == 0 => f64::INFINITY,
+                    Some(&(_, bits)) if want.len() == k => f64::from_bits(bits),
+                    _ => f64::NEG_INFINITY,
+                };
+                prop_assert_eq!(top.floor().to_bits(), floor.to_bits());
+                prop_assert_eq!(top.best.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
+            }
+        }
+
+        /// A posting list through `update_each` leaves the same cells, touched order and epoch
+        /// as a loop of `cell` (a slot twice in one list included), query after query.
+        #[test]
+        fn update_each_is_a_loop_of_cell(
+            lists in prop::collection::vec(prop::collection::vec((0u32..16, -5i32..5), 0..30), 0..6),
+            queries in 1usize..4,
+        ) {
+            let (mut a, mut b) = (Accumulator::<C>::default(), Accumulator::<C>::default());
+            for q in 0..queries {
+                a.begin(16);
+                b.begin(16);
+                for list in lists.iter().skip(q) {
+                    a.update_each(list.iter().copied(), |c, v| c.0 += f64::from(v));
+                    for &(slot, v) in list {
+                        b.cell(slot).0 += f64::from(v);
+                    }
+                }
+                prop_assert_eq!(a.touched(), b.touched());
+                prop_assert_eq!(a.epoch(), b.epoch());
+                for slot in 0..16 {
+                    prop_assert_eq!(a.get(slot).map(|c| c.0.to_bits()), b.get(slot).map(|c| c.0.to_bits()));
+                }
+            }
+        }
     }
 }
