@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url'
 import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf } from './systems.mjs'
-import { crossValidate } from './rule-choice.mjs'
+import { crossValidate, measureRows } from './rule-choice.mjs'
 
 const split = process.argv.includes('--holdout') ? 'holdout' : 'dev'
 const sweep = process.argv.includes('--sweep')
@@ -66,24 +66,10 @@ function abstains(scores, rule) {
 }
 
 const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
-/** Infeasible share answered with nothing, and each feasible set's recall loss in points (one pass over the rows). */
+/** Infeasible share answered with nothing, and each feasible set's recall loss in points (a request
+ * the default abstain already emptied loses nothing to the rule). */
 function measure(rule, of = rows) {
-  const lost = feasible.map(() => 0)
-  const count = feasible.map(() => 0)
-  let infeasible = 0
-  let empty = 0
-  for (const r of of) {
-    const off = abstains(r.scores, rule)
-    if (r.infeasible) {
-      infeasible++
-      if (off) empty++
-      continue
-    }
-    const i = feasible.indexOf(r.set)
-    count[i]++
-    if (off && r.scores.length > 0) lost[i] += r.recall
-  }
-  return { empty: empty / (infeasible || 1), loss: lost.map((x, i) => (100 * x) / (count[i] || 1)) }
+  return measureRows(of, feasible, (r) => abstains(r.scores, rule), (r) => r.scores.length > 0 && abstains(r.scores, rule))
 }
 
 const mismatched = rows.filter((r) => abstains(r.scores, CROWD_ABSTAIN) !== r.nativeEmpty).length

@@ -4,6 +4,29 @@
 // set's recall@5 loss in points. Rows carry `set` and `query`.
 import { createHash } from 'node:crypto'
 
+/**
+ * One pass over `rows` (each with `set`, `infeasible`, `recall`): the share of infeasible requests
+ * answered with nothing (`abstains(r)`), and each of the `feasible` sets' recall@5 loss in points
+ * (the recall of the requests `costs(r)` empties).
+ */
+export function measureRows(rows, feasible, abstains, costs = abstains) {
+  const lost = feasible.map(() => 0)
+  const count = feasible.map(() => 0)
+  let infeasible = 0
+  let empty = 0
+  for (const r of rows) {
+    if (r.infeasible) {
+      infeasible++
+      if (abstains(r)) empty++
+      continue
+    }
+    const i = feasible.indexOf(r.set)
+    count[i]++
+    if (costs(r)) lost[i] += r.recall
+  }
+  return { empty: empty / (infeasible || 1), loss: lost.map((x, i) => (100 * x) / (count[i] || 1)) }
+}
+
 /** The largest recall@5 loss, in points, a rule may cost any set of the rows it is chosen on. */
 export const MAX_LOSS = 0.5
 
