@@ -89,6 +89,9 @@ export interface AbstainRule {
  */
 export const ABSTAIN_RULE: Readonly<AbstainRule> = Object.freeze({ lexical: 0.5, gap: 0.17, crowd: 0.75, lexicalGap: 0.25 })
 
+/** An `AbstainRule`'s fields, in the order `abstains` and `readAbstain` read them. */
+const ABSTAIN_FIELDS = ['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const
+
 /**
  * Whether a fused search abstains (see `AbstainRule`): `lexical` the lexical candidates, best
  * first; `whole` the vector candidates of the whole request, best first; `best` the best cosine
@@ -108,7 +111,7 @@ export function abstains(
   // prototypes never do), and each list's scores by index within its length: a shorter list's
   // missing entry is no candidate, whatever a polluted prototype holds at that index.
   const field = (name: keyof AbstainRule) => fieldOrUndefined<number>(r, name)
-  const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = (['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'] as const).map(field)
+  const [cut, gap, crowd = 1, lexicalGap, lexicalCrowd = 1] = ABSTAIN_FIELDS.map(field)
   if (cut === undefined || gap === undefined) return false
   const lex = scoreAt(lexical, 0) ?? 0
   const weak = lex < cut && best - crowd * (scoreAt(whole, k - 1) ?? Number.NaN) < gap
@@ -384,7 +387,7 @@ function readAbstain(v: unknown): boolean | AbstainRule {
   if (v === null || typeof v !== 'object') {
     throw invalidArg(`abstain must be true, false or { lexical, gap, crowd?, lexicalGap?, lexicalCrowd? }, got ${typeName(v)}`)
   }
-  const r = readOptionFields<AbstainRule>(v, ['lexical', 'gap', 'crowd', 'lexicalGap', 'lexicalCrowd'], 'abstain')
+  const r = readOptionFields<AbstainRule>(v, ABSTAIN_FIELDS, 'abstain')
   const rule: AbstainRule = { lexical: r.lexical as number, gap: r.gap as number }
   for (const k of ['crowd', 'lexicalGap', 'lexicalCrowd'] as const) if (r[k] !== undefined) rule[k] = r[k]
   for (const [k, x] of Object.entries(rule)) {
