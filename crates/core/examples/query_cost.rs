@@ -108,6 +108,7 @@ fn main() {
     let total: usize = sets.iter().map(|s| s.queries.len()).sum();
     match mode {
         "compat" | "enhanced" => {
+            let before: Vec<usize> = sets.iter().map(|s| s.enhanced.heap_bytes()).collect();
             for s in &sets {
                 for q in &s.queries {
                     if mode == "compat" {
@@ -118,6 +119,14 @@ fn main() {
                 }
             }
             println!("{total} queries through {mode} search");
+            // What enhanced search kept (its cache of pseudo-frequencies), per index.
+            let mut seen = std::collections::HashSet::new();
+            for (s, b) in sets.iter().zip(before) {
+                if seen.insert(std::rc::Rc::as_ptr(&s.enhanced)) {
+                    let after = s.enhanced.heap_bytes();
+                    println!("{}: enhanced index {b} bytes before, {after} after", s.id);
+                }
+            }
         }
         "compat-shown" => {
             for s in &sets {

@@ -81,6 +81,8 @@ pub struct EnhancedIndex {
     /// Per slot, the tie-break added to a confidence: `1e-9 / (1 + the tool's word count)`.
     ties: Vec<f64>,
     scratch: RefCell<Scratch>,
+    /// Pseudo-frequencies of the terms requests score, kept until the tools change.
+    tf_cache: RefCell<score::TfCache>,
     /// Words requests have had, with their tokens (analysis is the same for every index, so
     /// this only saves work); at most [`WORD_CACHE_MAX`] words, then it starts over.
     word_cache: RefCell<analyze::WordMemo>,
@@ -117,6 +119,7 @@ impl EnhancedIndex {
             norms: Vec::new(),
             ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
+            tf_cache: RefCell::new(score::TfCache::default()),
             word_cache: RefCell::new(analyze::WordMemo::default()),
             typo_cache: RefCell::new(FxHashMap::default()),
             synonyms: FxHashMap::default(),
@@ -189,6 +192,10 @@ impl EnhancedIndex {
         }) + deletes
             + keys
             + self.norms.capacity() * size_of::<[f64; FIELDS]>()
+            + self
+                .tf_cache
+                .try_borrow()
+                .map_or(0, |c| c.held() * size_of::<f64>())
     }
 
     /// The tools' slots, names and vocabulary: [`SlotStore::len`], `slot_of`, `slots`,
@@ -812,6 +819,63 @@ mod tests {
                 .map(|h| (b.name(h.slot).unwrap().to_owned(), h.score))
                 .collect();
             assert_eq!(x, y, "{q}");
+        }
+    }
+
+    /// Tools that share common words ("file", "data") in descriptions of different lengths,
+    /// so those words' postings are long enough for their pseudo-frequencies to be kept.
+    fn shared_word_catalog(n: usize, tag: &str) -> Vec<ToolDoc> {
+        (0..n)
+            .map(|i| {
+                let filler = "detail ".repeat(i % 7);
+                doc(
+                    &format!("{tag}_tool_{i}"),
+                    &format!(
+                        "Read file data {filler}and report {}",
+                        ["rows", "bytes", "lines"][i % 3]
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kept_term_frequencies_follow_the_tools() {
+        let scored = |i: &EnhancedIndex, q: &str| -> Vec<(String, u64)> {
+            i.search(q, 10, 0.0)
+                .iter()
+                .map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits()))
+                .collect()
+        };
+        let queries = ["file data", "read file rows", "data bytes then file lines"];
+        let mut a =
+            EnhancedIndex::build(shared_word_catalog(40, "a"), Params::default(), 512).unwrap();
+        for q in queries {
+            let cold = scored(&a, q);
+            assert_eq!(
+                scored(&a, q),
+                cold,
+                "{q}: kept values score as computed ones"
+            );
+        }
+        assert!(a.tf_cache.borrow().held() > 0, "the long lists were kept");
+        // New tools with longer descriptions change every tool's length normalization: what
+        // was kept no longer holds, and scores must equal those of a fresh build.
+        let more = shared_word_catalog(30, "b")
+            .into_iter()
+            .map(|d| {
+                let long = format!("{} {}", d.description, "file context ".repeat(12));
+                doc(&d.name, &long)
+            })
+            .collect::<Vec<_>>();
+        a.upsert(more.clone()).unwrap();
+        a.remove(&["a_tool_3", "a_tool_4"]);
+        let mut tools = shared_word_catalog(40, "a");
+        tools.retain(|t| t.name != "a_tool_3" && t.name != "a_tool_4");
+        tools.extend(more);
+        let b = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        for q in queries {
+            assert_eq!(scored(&a, q), scored(&b, q), "{q}");
         }
     }
 

@@ -68,6 +68,36 @@ impl crate::collector::Cell for Cell {
 
 pub(super) type Scratch = crate::collector::Accumulator<Cell>;
 
+/// A term's postings of at least this many tools get their BM25F pseudo-frequencies kept
+/// (shorter lists cost little to score again).
+const TF_CACHE_MIN: usize = 16;
+/// Most pseudo-frequencies kept at once (8 bytes each): past it, terms are scored as they come.
+const TF_CACHE_MAX: usize = 1 << 21;
+
+/// Per term, the BM25F pseudo-frequency (`weighted_tf`) of each of its postings, in posting
+/// order, kept from the first request that scores the term. They depend on the tools' field
+/// lengths (through the norms), so any change of the tools empties the cache
+/// ([`TfCache::clear`] from `refresh`). A kept value is the one `weighted_tf` gives, so a
+/// score is the same to the bit whether or not its term was kept.
+#[derive(Default)]
+pub(super) struct TfCache {
+    by_term: FxHashMap<u32, Box<[f64]>>,
+    held: usize,
+}
+
+impl TfCache {
+    /// Forget every kept value (the tools changed).
+    pub(super) fn clear(&mut self) {
+        self.by_term = FxHashMap::default();
+        self.held = 0;
+    }
+
+    /// Values held (for the index's size estimate).
+    pub(super) fn held(&self) -> usize {
+        self.held
+    }
+}
+
 impl EnhancedIndex {
     pub(super) fn idf(&self, term: u32) -> f64 {
         let n = self.store.live as f64;
@@ -91,6 +121,31 @@ impl EnhancedIndex {
             fields,
             idf: w * self.idf(id),
         }
+    }
+
+    /// A term's kept pseudo-frequencies, worked out and kept now if the term's postings are
+    /// long enough and the cache has room; `None`: score the postings as they come.
+    fn kept_tfs<'c>(
+        &self,
+        cache: &'c mut TfCache,
+        tw: &TermWeights,
+        postings: &[(u32, [u16; FIELDS])],
+    ) -> Option<&'c [f64]> {
+        if postings.len() < TF_CACHE_MIN {
+            return None;
+        }
+        if !cache.by_term.contains_key(&tw.id) {
+            if cache.held + postings.len() > TF_CACHE_MAX {
+                return None;
+            }
+            let tfs: Box<[f64]> = postings
+                .iter()
+                .map(|(slot, tfs)| weighted_tf(&tw.fields, tfs, &self.norms[*slot as usize]))
+                .collect();
+            cache.held += tfs.len();
+            cache.by_term.insert(tw.id, tfs);
+        }
+        cache.by_term.get(&tw.id).map(|t| &t[..])
     }
 
     pub(super) fn is_generic(&self, id: u32) -> bool {
@@ -158,6 +213,7 @@ impl EnhancedIndex {
             .map(|&(id, ..)| self.store.postings[id as usize].len())
             .sum();
         kept.values.reserve_exact(keep);
+        let mut cache = self.tf_cache.borrow_mut();
         for &(id, w, _, covers) in &terms {
             let tw = self.term_weights(id, w);
             let mass = if covers { tw.idf } else { 0.0 };
@@ -168,8 +224,12 @@ impl EnhancedIndex {
             } else {
                 None
             };
-            accumulate(s, postings, &self.norms, &tw, p.k1, mass, values);
+            match self.kept_tfs(&mut cache, &tw, postings) {
+                Some(tfs) => accumulate_kept(s, postings, tfs, &tw, p.k1, mass, values),
+                None => accumulate(s, postings, &self.norms, &tw, p.k1, mass, values),
+            }
         }
+        drop(cache);
         let tiers = self.tiers(q);
         let server_ok = |slot: u32| {
             q.servers.is_empty()
@@ -311,12 +371,43 @@ fn accumulate(
     }
 }
 
+/// [`accumulate`] with the term's pseudo-frequencies already worked out (`tfs`, one per
+/// posting): the same values, without reading the tools' norms.
+fn accumulate_kept(
+    s: &mut Scratch,
+    postings: &[(u32, [u16; FIELDS])],
+    tfs: &[f64],
+    tw: &TermWeights,
+    k1: f64,
+    mass: f64,
+    values: Option<&mut Vec<f64>>,
+) {
+    let each = postings.iter().zip(tfs).map(|(p, &tfw)| (p.0, tfw));
+    match values {
+        Some(values) => s.update_each(each, |c, tfw| {
+            let v = saturate(tw, k1, tfw);
+            c.0 += v;
+            c.1 += mass;
+            values.push(v);
+        }),
+        None => s.update_each(each, |c, tfw| {
+            c.0 += saturate(tw, k1, tfw);
+            c.1 += mass;
+        }),
+    }
+}
+
 /// The BM25F formula: a term's contribution in one tool from its field frequencies `tfs` and
 /// the tool's field length normalizations `norm` (the one copy; search, clauses and explain
 /// all come here).
 #[inline]
 fn bm25f(tw: &TermWeights, k1: f64, tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
-    let tfw = weighted_tf(&tw.fields, tfs, norm);
+    saturate(tw, k1, weighted_tf(&tw.fields, tfs, norm))
+}
+
+/// BM25's saturation of a pseudo-frequency `tfw`, times the term's `w · idf`.
+#[inline]
+fn saturate(tw: &TermWeights, k1: f64, tfw: f64) -> f64 {
     tw.idf * tfw / (k1 + tfw)
 }
 
