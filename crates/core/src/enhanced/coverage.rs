@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::score::{Kept, TermWeights};
+use super::score::TermWeights;
 use super::{EnhancedIndex, ParsedQuery};
 use crate::collector::{best_k, rank_order, Hit};
 
@@ -63,7 +63,6 @@ impl EnhancedIndex {
         &self,
         hits: Vec<Hit>,
         clause_terms: &[Vec<(u32, f64)>],
-        kept: &Kept,
         limit: usize,
         min_score: f64,
     ) -> Vec<Hit> {
@@ -75,7 +74,7 @@ impl EnhancedIndex {
         // Clause tops are marked in a bit set over the slots (one test per hit below).
         let mut extra = vec![0u64; self.store.docs.len().div_ceil(64)];
         for ts in clause_terms {
-            for slot in self.top_raw(ts, 3, kept) {
+            for slot in self.top_raw(ts, 3) {
                 extra[slot as usize / 64] |= 1 << (slot % 64);
             }
         }
@@ -101,24 +100,22 @@ impl EnhancedIndex {
         let hits = best;
         let n = hits.len();
         let mut r: Vec<Vec<f64>> = Vec::with_capacity(clause_terms.len());
+        let cache = self.tf_cache.borrow();
         for terms in clause_terms {
-            // Each term's score in a slot: its kept contribution there, or computed.
+            // Each term's score in a slot: from its kept pseudo-frequencies, or computed.
             let scorers: Vec<(TermWeights, Option<&[f64]>)> = terms
                 .iter()
-                .map(|&(id, w)| (self.term_weights(id, w), kept.get(id, w)))
+                .map(|&(id, w)| (self.term_weights(id, w), cache.get(id)))
                 .collect();
             let mut row: Vec<f64> = hits
                 .iter()
                 .map(|h| {
                     scorers
                         .iter()
-                        .filter_map(|(tw, values)| {
+                        .filter_map(|(tw, tfs)| {
                             let postings = &self.store.postings[tw.id as usize];
                             let at = postings.binary_search_by_key(&h.slot, |&(s, _)| s).ok()?;
-                            Some(match values {
-                                Some(v) => v[at],
-                                None => self.term_score(tw, h.slot, &postings[at].1),
-                            })
+                            Some(self.contribution_at(tw, *tfs, at))
                         })
                         .sum()
                 })
@@ -185,51 +182,29 @@ impl EnhancedIndex {
         out
     }
 
-    /// The `k` slots with the highest BM25F score for these terms (no filters). A term the
-    /// request's scoring pass kept takes its contributions from there (the same values).
-    pub(super) fn top_raw(&self, terms: &[(u32, f64)], k: usize, kept: &Kept) -> Vec<u32> {
+    /// The `k` slots with the highest BM25F score for these terms (no filters). A term with
+    /// kept pseudo-frequencies (see `TfCache`) is scored from them (the same values).
+    pub(super) fn top_raw(&self, terms: &[(u32, f64)], k: usize) -> Vec<u32> {
+        let mut cache = self.tf_cache.borrow_mut();
         if let [(id, w)] = *terms {
             // One term: its own contributions are the scores (no accumulator needed).
+            let tw = self.term_weights(id, w);
             let postings = &self.store.postings[id as usize];
-            let top = match kept.get(id, w) {
-                Some(values) => best_k(
-                    postings
-                        .iter()
-                        .zip(values)
-                        .map(|(&(slot, _), &score)| Hit { slot, score }),
-                    k,
-                ),
-                None => {
-                    let tw = self.term_weights(id, w);
-                    best_k(
-                        postings.iter().map(|&(slot, tfs)| Hit {
-                            slot,
-                            score: self.term_score(&tw, slot, &tfs),
-                        }),
-                        k,
-                    )
-                }
-            };
+            let tfs = self.kept_tfs(&mut cache, &tw, postings);
+            let top = best_k(
+                (0..postings.len()).map(|at| Hit {
+                    slot: postings[at].0,
+                    score: self.contribution_at(&tw, tfs, at),
+                }),
+                k,
+            );
             return top.into_iter().map(|h| h.slot).collect();
         }
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         for &(id, w) in terms {
-            let postings = &self.store.postings[id as usize];
-            if let Some(values) = kept.get(id, w) {
-                let each = postings
-                    .iter()
-                    .zip(values)
-                    .map(|(&(slot, _), &v)| (slot, v));
-                s.update_each(each, |c, v| c.0 += v);
-                continue;
-            }
-            let tw = self.term_weights(id, w);
-            let each = postings.iter().map(|p| (p.0, p));
-            s.update_each(each, |c, (slot, tfs)| {
-                c.0 += self.term_score(&tw, *slot, tfs)
-            });
+            self.accumulate(s, &mut cache, &self.term_weights(id, w), 0.0);
         }
         let touched = s
             .touched()

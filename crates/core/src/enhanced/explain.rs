@@ -1,7 +1,6 @@
 //! Why a tool scored what it did: the scoring pass's own terms, weights and formula,
 //! one tool at a time.
 
-use super::score::Kept;
 use super::{EnhancedIndex, FIELDS, FIELD_NAMES};
 
 /// One field's share of a term's score, for [`EnhancedIndex::explain`].
@@ -64,7 +63,7 @@ impl EnhancedIndex {
         // Every match before the clauses' coverage and the crowd rule (empty when the request
         // abstains), then the ranking `search` makes of them, every tool worked out: the score
         // of the tool is the one `search` gives it (a multi-step request's coverage included).
-        let hits = self.score(&q, &mut Kept::default());
+        let hits = self.score(&q);
         // A query of server filters alone lists that server's tools without scoring any.
         let filter_only = q.terms.is_empty() && !q.servers.is_empty();
         let ranked = if hits.is_empty() && !filter_only {

@@ -53,7 +53,7 @@ use query::QueryMemo;
 pub use query::{
     analysed_prefix, quoted_tokens, ParsedQuery, QueryTerm, MAX_QUERY_ANALYSED, WORD_CACHE_MAX,
 };
-use score::{Kept, Scratch};
+use score::Scratch;
 pub use tools::Doc;
 
 /// Number of fields.
@@ -295,20 +295,19 @@ impl EnhancedIndex {
             // One clause and a small limit: the best are kept while scoring instead of every
             // match collected and then selected.
             let mut top = TopK::new(upto);
-            if self.score_into(q, &mut Kept::default(), &mut top) {
+            if self.score_into(q, &mut top) {
                 return Vec::new();
             }
             top.into_vec()
         } else if parts.len() < 2 {
-            self.score(q, &mut Kept::default())
+            self.score(q)
         } else {
             let clause_terms = self.clause_terms(parts);
-            let mut kept = Kept::wanting(clause_terms.iter().flatten().copied());
-            let hits = self.score(q, &mut kept);
+            let hits = self.score(q);
             if hits.is_empty() {
                 hits
             } else {
-                self.cover_clauses(hits, &clause_terms, &kept, upto, min_score)
+                self.cover_clauses(hits, &clause_terms, upto, min_score)
             }
         };
         if self.crowd_abstains(q, &hits) {

@@ -15,44 +15,6 @@ pub(super) struct TermWeights {
     pub(super) idf: f64,
 }
 
-/// Per-posting contributions of a request's terms, kept by its scoring pass for the
-/// clauses that score the same terms again (a term counts as the same when its id and
-/// query weight are). Values follow the term's postings, in order.
-#[derive(Default)]
-pub(super) struct Kept {
-    /// The `(term id, query weight bits)` pairs to keep.
-    pub(super) want: FxHashSet<(u32, u64)>,
-    /// Where each kept term's values are: `(start, len)` in `values`.
-    pub(super) ranges: FxHashMap<(u32, u64), (usize, usize)>,
-    pub(super) values: Vec<f64>,
-}
-
-impl Kept {
-    /// Keep the contributions of these `(term id, query weight)` pairs.
-    pub(super) fn wanting(pairs: impl IntoIterator<Item = (u32, f64)>) -> Self {
-        Kept {
-            want: pairs.into_iter().map(|(id, w)| (id, w.to_bits())).collect(),
-            ..Kept::default()
-        }
-    }
-
-    pub(super) fn wants(&self, id: u32, w: f64) -> bool {
-        !self.want.is_empty() && self.want.contains(&(id, w.to_bits()))
-    }
-
-    /// Start keeping a term's values (they follow, one per posting).
-    pub(super) fn open(&mut self, id: u32, w: f64, len: usize) {
-        self.ranges
-            .insert((id, w.to_bits()), (self.values.len(), len));
-    }
-
-    /// The kept values of this term at this weight, one per posting.
-    pub(super) fn get(&self, id: u32, w: f64) -> Option<&[f64]> {
-        let &(start, len) = self.ranges.get(&(id, w.to_bits()))?;
-        self.values.get(start..start + len)
-    }
-}
-
 /// Per slot: (score, covered IDF mass, epoch).
 #[derive(Clone, Copy)]
 pub(super) struct Cell(pub(super) f64, f64, u32);
@@ -92,6 +54,11 @@ impl TfCache {
         self.held = 0;
     }
 
+    /// A term's kept pseudo-frequencies, if it has them.
+    pub(super) fn get(&self, id: u32) -> Option<&[f64]> {
+        self.by_term.get(&id).map(|t| &t[..])
+    }
+
     /// Values held (for the index's size estimate).
     pub(super) fn held(&self) -> usize {
         self.held
@@ -123,9 +90,10 @@ impl EnhancedIndex {
         }
     }
 
-    /// A term's kept pseudo-frequencies, worked out and kept now if the term's postings are
-    /// long enough and the cache has room; `None`: score the postings as they come.
-    fn kept_tfs<'c>(
+    /// A term's kept pseudo-frequencies (one per posting), worked out and kept now if the
+    /// term's postings are long enough and the cache has room; `None`: score the postings as
+    /// they come.
+    pub(super) fn kept_tfs<'c>(
         &self,
         cache: &'c mut TfCache,
         tw: &TermWeights,
@@ -148,6 +116,48 @@ impl EnhancedIndex {
         cache.by_term.get(&tw.id).map(|t| &t[..])
     }
 
+    /// Add one term's contributions over its postings (and `mass` for each) into the scratch
+    /// cells: from its kept pseudo-frequencies where it has them (or gets them now), else
+    /// from the tools' norms. The same values either way.
+    pub(super) fn accumulate(
+        &self,
+        s: &mut Scratch,
+        cache: &mut TfCache,
+        tw: &TermWeights,
+        mass: f64,
+    ) {
+        let k1 = self.params.k1;
+        let postings = &self.store.postings[tw.id as usize];
+        match self.kept_tfs(cache, tw, postings) {
+            Some(tfs) => {
+                let each = postings.iter().zip(tfs).map(|(p, &tfw)| (p.0, tfw));
+                s.update_each(each, |c, tfw| {
+                    c.0 += saturate(tw, k1, tfw);
+                    c.1 += mass;
+                });
+            }
+            None => {
+                let each = postings.iter().map(|p| (p.0, p));
+                s.update_each(each, |c, (slot, tfs)| {
+                    c.0 += bm25f(tw, k1, tfs, &self.norms[*slot as usize]);
+                    c.1 += mass;
+                });
+            }
+        }
+    }
+
+    /// A term's contribution in the tool of its `at`-th posting, from `tfs` (its kept
+    /// pseudo-frequencies) when given.
+    pub(super) fn contribution_at(&self, tw: &TermWeights, tfs: Option<&[f64]>, at: usize) -> f64 {
+        match tfs {
+            Some(tfs) => saturate(tw, self.params.k1, tfs[at]),
+            None => {
+                let (slot, tfs) = &self.store.postings[tw.id as usize][at];
+                self.term_score(tw, *slot, tfs)
+            }
+        }
+    }
+
     pub(super) fn is_generic(&self, id: u32) -> bool {
         !self.generic.is_empty() && self.generic.contains(&*self.store.term_text[id as usize])
     }
@@ -160,11 +170,10 @@ impl EnhancedIndex {
     }
 
     /// Every matching tool (name tier and server / required-word filters applied) with its
-    /// score `tier + confidence`; empty when the request abstains. The per-posting
-    /// contributions of the terms `kept` wants (same id and weight) are kept there.
-    pub(super) fn score(&self, q: &ParsedQuery, kept: &mut Kept) -> Vec<Hit> {
+    /// score `tier + confidence`; empty when the request abstains.
+    pub(super) fn score(&self, q: &ParsedQuery) -> Vec<Hit> {
         let mut hits = Vec::new();
-        if self.score_into(q, kept, &mut hits) {
+        if self.score_into(q, &mut hits) {
             hits.clear();
         }
         hits
@@ -172,12 +181,7 @@ impl EnhancedIndex {
 
     /// [`EnhancedIndex::score`] into a sink (a top-k keeps only the best while scoring);
     /// returns whether the request abstains, in which case the sink's hits are no answer.
-    pub(super) fn score_into(
-        &self,
-        q: &ParsedQuery,
-        kept: &mut Kept,
-        hits: &mut impl HitSink,
-    ) -> bool {
+    pub(super) fn score_into(&self, q: &ParsedQuery, hits: &mut impl HitSink) -> bool {
         let p = &self.params;
         // (term id, query weight, required, whether it covers mass)
         let terms: Vec<(u32, f64, bool, bool)> = q
@@ -207,27 +211,11 @@ impl EnhancedIndex {
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
-        let keep: usize = terms
-            .iter()
-            .filter(|&&(id, w, ..)| kept.wants(id, w))
-            .map(|&(id, ..)| self.store.postings[id as usize].len())
-            .sum();
-        kept.values.reserve_exact(keep);
         let mut cache = self.tf_cache.borrow_mut();
         for &(id, w, _, covers) in &terms {
             let tw = self.term_weights(id, w);
             let mass = if covers { tw.idf } else { 0.0 };
-            let postings = &self.store.postings[id as usize];
-            let values = if kept.wants(id, w) {
-                kept.open(id, w, postings.len());
-                Some(&mut kept.values)
-            } else {
-                None
-            };
-            match self.kept_tfs(&mut cache, &tw, postings) {
-                Some(tfs) => accumulate_kept(s, postings, tfs, &tw, p.k1, mass, values),
-                None => accumulate(s, postings, &self.norms, &tw, p.k1, mass, values),
-            }
+            self.accumulate(s, &mut cache, &tw, mass);
         }
         drop(cache);
         let tiers = self.tiers(q);
@@ -342,58 +330,6 @@ impl EnhancedIndex {
     pub(super) fn idf_unknown(&self) -> f64 {
         let n = self.store.live as f64;
         (1.0 + (n + 0.5) / 0.5).ln()
-    }
-}
-
-/// Add one term's contributions over its postings (and `mass` for each) into the scratch
-/// cells, each value also pushed to `values` when given.
-fn accumulate(
-    s: &mut Scratch,
-    postings: &[(u32, [u16; FIELDS])],
-    norms: &[[f64; FIELDS]],
-    tw: &TermWeights,
-    k1: f64,
-    mass: f64,
-    values: Option<&mut Vec<f64>>,
-) {
-    let each = postings.iter().map(|p| (p.0, p));
-    match values {
-        Some(values) => s.update_each(each, |c, (slot, tfs)| {
-            let v = bm25f(tw, k1, tfs, &norms[*slot as usize]);
-            c.0 += v;
-            c.1 += mass;
-            values.push(v);
-        }),
-        None => s.update_each(each, |c, (slot, tfs)| {
-            c.0 += bm25f(tw, k1, tfs, &norms[*slot as usize]);
-            c.1 += mass;
-        }),
-    }
-}
-
-/// [`accumulate`] with the term's pseudo-frequencies already worked out (`tfs`, one per
-/// posting): the same values, without reading the tools' norms.
-fn accumulate_kept(
-    s: &mut Scratch,
-    postings: &[(u32, [u16; FIELDS])],
-    tfs: &[f64],
-    tw: &TermWeights,
-    k1: f64,
-    mass: f64,
-    values: Option<&mut Vec<f64>>,
-) {
-    let each = postings.iter().zip(tfs).map(|(p, &tfw)| (p.0, tfw));
-    match values {
-        Some(values) => s.update_each(each, |c, tfw| {
-            let v = saturate(tw, k1, tfw);
-            c.0 += v;
-            c.1 += mass;
-            values.push(v);
-        }),
-        None => s.update_each(each, |c, tfw| {
-            c.0 += saturate(tw, k1, tfw);
-            c.1 += mass;
-        }),
     }
 }
 
