@@ -182,6 +182,8 @@ export class VectorChannel {
    * embedder throws becomes `E_ENCODE` (the original as `cause`).
    */
   async #vectors(texts: string[], dim: number | undefined, what: 'tools' | 'texts'): Promise<Float32Array[]> {
+    // Counted before the call: the embedder may empty or cut the list it is handed.
+    const n = texts.length
     let timer: ReturnType<typeof setTimeout> | undefined
     // Aborted when this call stops waiting: the embedder may drop the work.
     const stop = new AbortController()
@@ -191,19 +193,19 @@ export class VectorChannel {
         .catch((err: unknown) => {
           throw isEncoderError(err) ? err : new EncoderError('E_ENCODE', `the embedder failed: ${describeError(err)}`, { cause: err })
         })
-      const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(texts.length / 1000)))
+      const ms = what === 'texts' ? this.#queryTimeoutMs : Math.min(MAX_TIMER_MS, this.#timeoutMs * Math.max(1, Math.ceil(n / 1000)))
       const out =
         ms > 0
           ? await Promise.race([
               call,
               new Promise<never>((_, reject) => {
-                timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${texts.length} texts within ${ms} ms`)), ms)
+                timer = setTimeout(() => reject(new EncoderError('E_ENCODE', `the embedder did not answer ${n} texts within ${ms} ms`)), ms)
                 // The deadline alone never keeps the process running.
                 timer.unref?.()
               }),
             ])
           : await call
-      return toVectors(out, texts.length, dim, what)
+      return toVectors(out, n, dim, what)
     } catch (err) {
       stop.abort()
       throw err

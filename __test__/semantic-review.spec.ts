@@ -1,0 +1,99 @@
+/**
+ * The semantic layer under a careless or hostile host, the cases the other suites leave out: an
+ * embedder that consumes the list of texts it is handed, holes in an answer beside a polluted
+ * `Object.prototype`, an index disposed while it is waited for, index-level fusion options that
+ * are not an object or change after the index was made, the local encoder's `embed` given a list
+ * with a huge `length` or a signal that throws when looked at, and the drop-in cache under a
+ * polluted `Object.prototype.name`. Hermetic except the local-encoder block, which needs the
+ * companion addon and the model and is skipped without them (as in encoder.spec.ts).
+ */
+import { describe, expect, test } from 'bun:test'
+import { SemanticToolIndex, embedderFromFunction, type Embedder } from '../dist/semantic.js'
+
+const TOOLS = [
+  { name: 'get_weather', description: 'Current weather conditions and forecast for a city' },
+  { name: 'send_email', description: 'Send an email message to one or more recipients' },
+  { name: 'book_restaurant', description: 'Reserve a table at a restaurant for a given date' },
+  { name: 'lookup_flight', description: 'Find flights between two airports' },
+]
+
+/** Letter-trigram counts hashed into 16 buckets: a crude, real embedding. */
+const tri = (t: string): number[] => {
+  const v = new Array<number>(16).fill(0)
+  const s = ` ${t.toLowerCase()} `
+  for (let i = 0; i + 3 <= s.length; i++) v[(s.charCodeAt(i) * 961 + s.charCodeAt(i + 1) * 31 + s.charCodeAt(i + 2)) % 16] += 1
+  return v
+}
+
+const codeOf = async (p: Promise<unknown> | (() => unknown)): Promise<string> => {
+  try {
+    await (typeof p === 'function' ? p() : p)
+    return 'ok'
+  } catch (e) {
+    return (e as { code?: string })?.code ?? `uncoded ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`
+  }
+}
+
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms))
+
+describe('an embedder that changes the list of texts it is handed', () => {
+  const cases: [string, string, (texts: string[]) => unknown[]][] = [
+    // A host that batches by splicing its input: a full, right answer [regression: the count was read after the call, 0]
+    ['takes the texts out two at a time, answering each', 'ok', (texts) => {
+      const out: unknown[] = []
+      while (texts.length > 0) out.push(...texts.splice(0, 2).map(tri))
+      return out
+    }],
+    ['clears the list, answering every text', 'ok', (texts) => {
+      const out = texts.map(tri)
+      texts.length = 0
+      return out
+    }],
+    // A short answer is E_ENCODE [regression: a raw TypeError, no code, from copying a missing vector]
+    ['cuts the list to one text and answers that one', 'E_ENCODE', (texts) => {
+      const out = [tri(texts[0])]
+      texts.length = 1
+      return out
+    }],
+    ['adds texts and answers them too', 'E_ENCODE', (texts) => {
+      texts.push('extra', 'more')
+      return texts.map(tri)
+    }],
+  ]
+  test.each(cases)('%s: ready is %s, and an honest embedder mends the index', async (_what, want, embed) => {
+    let honest = false
+    const embedder: Embedder = {
+      id: 'changes-its-input',
+      async embed(texts) {
+        return (honest ? texts.map(tri) : embed(texts as string[])) as number[][]
+      },
+    }
+    const idx = SemanticToolIndex.create(TOOLS, { embedder })
+    expect(await codeOf(idx.ready)).toBe(want)
+    honest = true
+    await idx.upsert([])
+    expect(idx.vectorsReady).toBe(true)
+    expect((await idx.searchVector('weather forecast', 1))[0].name).toBe('get_weather')
+    idx.dispose()
+  })
+
+  test('a request embedding that takes its texts out of the list still counts', async () => {
+    const embedder: Embedder = {
+      id: 'splices',
+      async embed(texts) {
+        const list = texts as string[]
+        const out: number[][] = []
+        while (list.length > 0) out.push(...list.splice(0, 1).map(tri))
+        return out
+      },
+    }
+    const idx = SemanticToolIndex.create(TOOLS, { embedder })
+    await idx.ready
+    expect((await idx.searchVector('weather forecast', 1))[0].name).toBe('get_weather')
+    // Two clauses and the whole request: three texts, all answered.
+    const fused = await idx.searchFused('check the weather forecast, then send an email', 2)
+    expect(idx.queryError).toBeUndefined()
+    expect(fused.some((h) => h.vector !== undefined)).toBe(true)
+    idx.dispose()
+  })
+})
