@@ -97,3 +97,30 @@ describe('an embedder that changes the list of texts it is handed', () => {
     idx.dispose()
   })
 })
+
+describe('holes in an embedder\'s answer are never filled from Object.prototype', () => {
+  const proto = Object.prototype as Record<string, unknown>
+  const cases: [string, string, unknown, (texts: readonly string[]) => unknown[]][] = [
+    ['a hole in a vector', '3', 0.5, (texts) => texts.map((t) => {
+      const v = tri(t)
+      delete v[3]
+      return v
+    })],
+    ['a hole in the list of vectors', '1', tri('polluted'), (texts) => {
+      const out: unknown[] = texts.map(tri)
+      delete out[1]
+      return out
+    }],
+  ]
+  test.each(cases)('%s is E_ENCODE, whatever Object.prototype holds at its index', async (_what, key, value, embed) => {
+    proto[key] = value
+    try {
+      const idx = SemanticToolIndex.create(TOOLS, { embedder: { id: 'holes', embed: async (texts) => embed(texts) as number[][] } })
+      expect(await codeOf(idx.ready)).toBe('E_ENCODE')
+      expect(idx.vectorsReady).toBe(false)
+      idx.dispose()
+    } finally {
+      delete proto[key]
+    }
+  })
+})
