@@ -124,3 +124,43 @@ describe('holes in an embedder\'s answer are never filled from Object.prototype'
     }
   })
 })
+
+describe('an index disposed while it is waited for', () => {
+  /** An embedder whose calls from the `hold`-th on wait until `release()`. */
+  const held = (hold: number) => {
+    let calls = 0
+    const waiting: (() => void)[] = []
+    const embedder = embedderFromFunction(async (texts) => {
+      if (++calls >= hold) await new Promise<void>((r) => waiting.push(r))
+      return texts.map(tri)
+    })
+    return { embedder, release: () => waiting.splice(0).forEach((r) => r()) }
+  }
+  const cases: [string, number, (idx: SemanticToolIndex) => Promise<unknown>][] = [
+    // [regression: E_ENCODE "some tools have no vector", as if an embedding had failed]
+    ['ready, while the tools are embedded', 1, (idx) => idx.ready],
+    ['searchVector, while it waits for the tools', 1, (idx) => idx.searchVector('weather', 2)],
+    ['searchFused with wait, while it waits for the tools', 1, (idx) => idx.searchFused('weather', 2, { wait: true })],
+    // [regression: an empty answer from the disposed index]
+    ['searchVector, while the request is embedded', 2, (idx) => idx.searchVector('weather', 2)],
+    ['searchFused, while the request is embedded', 2, (idx) => idx.searchFused('weather', 2)],
+  ]
+  test.each(cases)('%s: E_DISPOSED', async (_what, hold, call) => {
+    const { embedder, release } = held(hold)
+    const idx = SemanticToolIndex.create(TOOLS, { embedder })
+    if (hold > 1) await idx.ready
+    const pending = codeOf(call(idx))
+    await tick()
+    idx.dispose()
+    release()
+    expect(await pending).toBe('E_DISPOSED')
+    expect(await codeOf(idx.ready)).toBe('E_DISPOSED')
+  })
+
+  test('ready asked for after dispose() is E_DISPOSED, though every tool had its vector', async () => {
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: embedderFromFunction(async (texts) => texts.map(tri)) })
+    await idx.ready
+    idx.dispose()
+    expect(await codeOf(idx.ready)).toBe('E_DISPOSED')
+  })
+})

@@ -501,16 +501,32 @@ export class SemanticToolIndex {
     return channel.size === this.#entries.size
   }
 
-  /** Resolves when every tool has its vectors; rejects with the error of an embedding that failed. */
+  /**
+   * Resolves when every tool has its vectors; rejects with the error of an embedding that failed
+   * (`E_DISPOSED` once the index is disposed, also while it is waited for).
+   */
   get ready(): Promise<void> {
     return (async () => {
       // An upsert while one channel is waited for queues work on every channel: go round again
       // until all are complete at once (a channel that failed throws).
       for (;;) {
-        for (const c of this.#channels) await c.ready(() => this.#complete(c))
+        for (const c of this.#channels) await this.#waitFor(c)
         if (this.vectorsReady) return
       }
     })()
+  }
+
+  /**
+   * Wait until `channel` holds every tool's vector (rejecting as `ready` does); `E_DISPOSED`
+   * instead, whatever the wait's outcome, when the index is or gets disposed.
+   */
+  async #waitFor(channel: VectorChannel): Promise<void> {
+    this.#live()
+    try {
+      await channel.ready(() => this.#complete(channel))
+    } finally {
+      this.#live()
+    }
   }
 
   /** True once every tool has its vectors (from each embedder). */
@@ -647,10 +663,11 @@ export class SemanticToolIndex {
     checkQuery(query)
     const k = checkLimit(limit)
     const channel = routeRequest(query, this.#channels, (c, text) => c.reads(text), 'lexical')?.encoder ?? this.#channels[0]
-    await channel.ready(() => this.#complete(channel))
+    await this.#waitFor(channel)
     const store = channel.store
     if (!store || k === 0) return []
     const [q] = await channel.requestVectors([query])
+    this.#live()
     return this.#named(channel, channel.search(q, k)).slice(0, k)
   }
 
@@ -678,7 +695,7 @@ export class SemanticToolIndex {
     const k = checkLimit(limit)
     const o = readFusion(this.#opts.fusion, options)
     const route = routeRequest(query, this.#channels, (c, text) => c.reads(text), o.unreadable)
-    if (o.wait && route !== undefined) await route.encoder.ready(() => this.#complete(route.encoder))
+    if (o.wait && route !== undefined) await this.#waitFor(route.encoder)
     const lexicalOnly = () =>
       this.#lexical
         .search(query, o.candidates)
