@@ -164,3 +164,37 @@ describe('an index disposed while it is waited for', () => {
     expect(await codeOf(idx.ready)).toBe('E_DISPOSED')
   })
 })
+
+describe("the index's fusion options", () => {
+  const embedder = () => embedderFromFunction(async (texts) => texts.map(tri))
+
+  // [regression: anything but an object was taken for no options at all]
+  test.each([['a string', 'rrf'], ['null', null], ['a number', 42], ['true', true]])('fusion as %s is E_INVALID_ARG', (_what, fusion) => {
+    expect(() => SemanticToolIndex.create(TOOLS, { embedder: embedder(), fusion: fusion as never })).toThrow(expect.objectContaining({ code: 'E_INVALID_ARG' }))
+  })
+
+  // [regression: checked when the index was made, then read again by every search]
+  test('are read once, when the index is made: a later change or a getter that throws later is not seen', async () => {
+    const reads: Record<string, number> = {}
+    const given: Record<string, unknown> = { method: 'rrf', candidates: 10 }
+    const fusion = new Proxy(given, {
+      getOwnPropertyDescriptor(target, key) {
+        reads[String(key)] = (reads[String(key)] ?? 0) + 1
+        if (reads[String(key)] > 1) throw new Error(`${String(key)} read again`)
+        return Reflect.getOwnPropertyDescriptor(target, key)
+      },
+    })
+    const idx = SemanticToolIndex.create(TOOLS, { embedder: embedder(), fusion: fusion as never })
+    await idx.ready
+    const first = await idx.searchFused('weather forecast', 3)
+    given.candidates = 0
+    given.method = 'best'
+    const again = await idx.searchFused('weather forecast', 3)
+    expect(again).toEqual(first)
+    expect(Math.max(...Object.values(reads))).toBe(1)
+    expect(Object.keys(reads)).not.toContain('wait')
+    // A call's own options still win over the index's.
+    expect((await idx.searchFused('weather forecast', 3, { lexicalWeight: 1, method: 'weighted' }))[0].name).toBe('get_weather')
+    idx.dispose()
+  })
+})

@@ -331,7 +331,7 @@ export interface SemanticIndexOptions {
   scoring?: 'compat' | 'enhanced'
   /** Lexical tuning (default: abstaining off, since fusion needs the lexical candidates). */
   tuning?: Tuning
-  /** Fusion settings used by `searchFused` when a call gives none. */
+  /** Fusion settings used by `searchFused` where a call gives none (read once, by `create`). */
   fusion?: FusionOptions
   /**
    * A call to the embedder that has not settled after this many ms per 1,000 texts (at least
@@ -354,17 +354,18 @@ export const DEFAULT_EMBED_TIMEOUT_MS = 600_000
 /** Default of `SemanticIndexOptions.queryTimeoutMs`. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 
-/** The fusion options of one call over the index's: fields read once, never through `Object.prototype`, and checked. */
-function readFusion(base: FusionOptions | undefined, given: unknown): Required<FusionOptions> & { wait: boolean } {
-  if (given !== undefined && (given === null || typeof given !== 'object')) throw invalidArg(`options must be an object, got ${typeName(given)}`)
+/**
+ * Fusion options given over `base` (the defaults, or the index's as `readFusion` read them): the
+ * given fields read once, never through `Object.prototype`, and checked; `wait` too when `what`
+ * is a call's options.
+ */
+function readFusion(given: unknown, base: Readonly<Required<FusionOptions>>, what: 'options' | 'options.fusion'): Required<FusionOptions> & { wait: boolean } {
+  if (given !== undefined && (given === null || typeof given !== 'object')) throw invalidArg(`${what} must be an object, got ${typeName(given)}`)
   const keys = ['method', 'lexicalWeight', 'candidates', 'rrfK', 'lexicalNorm', 'perClause', 'abstain', 'unreadable'] as const
-  const a = base ? readOptionFields<FusionOptions>(base, keys, 'fusion') : noOptions<FusionOptions>()
-  const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, [...keys, 'wait'], 'options') : noOptions<FusionOptions & { wait?: boolean }>()
-  const o = { ...FUSION_DEFAULTS } as Required<FusionOptions> & { wait: boolean }
-  for (const k of keys) {
-    const v = b[k] !== undefined ? b[k] : a[k]
-    if (v !== undefined) (o as Record<string, unknown>)[k] = v
-  }
+  const read = what === 'options' ? [...keys, 'wait' as const] : keys
+  const b = given ? readOptionFields<FusionOptions & { wait?: boolean }>(given, read, what) : noOptions<FusionOptions & { wait?: boolean }>()
+  const o = { ...base } as Required<FusionOptions> & { wait: boolean }
+  for (const k of keys) if (b[k] !== undefined) (o as Record<string, unknown>)[k] = b[k]
   o.wait = b.wait === true
   if (o.method !== 'weighted' && o.method !== 'rrf') throw invalidArg(`fusion method must be 'weighted' or 'rrf', got ${String(o.method)}`)
   if (o.lexicalNorm !== 'max' && o.lexicalNorm !== 'minmax') throw invalidArg(`lexicalNorm must be 'max' or 'minmax', got ${String(o.lexicalNorm)}`)
@@ -437,7 +438,8 @@ export class SemanticToolIndex {
   #nextId = 0
   /** The embedder's channel, then the fallback embedder's (if any). */
   readonly #channels: readonly VectorChannel[]
-  readonly #opts: SemanticIndexOptions
+  /** The index's fusion options, read and checked once, when it was created. */
+  readonly #fusion: Readonly<Required<FusionOptions>>
   /** The last search request's embedding error (cleared by the next one that succeeds). */
   #queryError: unknown
   readonly #lexicalOptions: { scoring: 'compat' | 'enhanced'; tuning: Tuning }
@@ -454,9 +456,9 @@ export class SemanticToolIndex {
     const channels = [new VectorChannel(o.embedder, 'options.embedder', timeout, queryTimeout)]
     if (o.fallbackEmbedder !== undefined) channels.push(new VectorChannel(o.fallbackEmbedder, 'options.fallbackEmbedder', timeout, queryTimeout))
     this.#channels = channels
-    this.#opts = o as SemanticIndexOptions
     this.#lexicalOptions = { scoring: checkScoring(o.scoring, 'enhanced'), tuning: o.tuning ?? { abstainCoverage: 0 } }
-    if (o.fusion !== undefined) readFusion(o.fusion, undefined)
+    const { wait: _wait, ...fusion } = readFusion(o.fusion, FUSION_DEFAULTS, 'options.fusion')
+    this.#fusion = Object.freeze(fusion)
     const list = readEntries(entries)
     this.#entries = new Map(list.map((e) => [e.name, e]))
     this.#lexical = this.#buildLexical(this.#entries)
@@ -693,7 +695,7 @@ export class SemanticToolIndex {
     this.#live()
     checkQuery(query)
     const k = checkLimit(limit)
-    const o = readFusion(this.#opts.fusion, options)
+    const o = readFusion(options, this.#fusion, 'options')
     const route = routeRequest(query, this.#channels, (c, text) => c.reads(text), o.unreadable)
     if (o.wait && route !== undefined) await this.#waitFor(route.encoder)
     const lexicalOnly = () =>
