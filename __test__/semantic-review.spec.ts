@@ -8,6 +8,7 @@
  * companion addon and the model and is skipped without them (as in encoder.spec.ts).
  */
 import { describe, expect, test } from 'bun:test'
+import { ToolIndexCache } from '../dist/index.js'
 import { SemanticToolIndex, embedderFromFunction, type Embedder } from '../dist/semantic.js'
 
 const TOOLS = [
@@ -196,5 +197,25 @@ describe("the index's fusion options", () => {
     // A call's own options still win over the index's.
     expect((await idx.searchFused('weather forecast', 3, { lexicalWeight: 1, method: 'weighted' }))[0].name).toBe('get_weather')
     idx.dispose()
+  })
+})
+
+describe('the drop-in cache under a polluted Object.prototype.name', () => {
+  const tool = (name: string, description: string) => ({ name, description, isEnabled: () => true, prompt: async () => description, inputSchema: {} })
+
+  // [regression: names were compared through Object.prototype, so the cached index was handed out]
+  test('a list whose tool has no name is refused, never answered with the cached index of the named list', async () => {
+    const cache = new ToolIndexCache()
+    const named = await cache.get([tool('alpha', 'send an email'), tool('beta', 'weather forecast')])
+    const proto = Object.prototype as Record<string, unknown>
+    proto.name = 'beta'
+    let got: unknown
+    try {
+      got = await cache.get([tool('alpha', 'send an email'), { description: 'no name', isEnabled: () => true, prompt: async () => 'no name' } as never]).catch((e: unknown) => e)
+    } finally {
+      delete proto.name
+    }
+    expect(got).not.toBe(named)
+    expect(got).toMatchObject({ code: 'E_INVALID_ARG' })
   })
 })

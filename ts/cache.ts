@@ -120,12 +120,22 @@ export class ToolIndexCache {
   }
 }
 
+/**
+ * The name of the i-th tool as a build reads it (never through `Object.prototype`: a polluted
+ * `name` is no tool's name); `undefined` for an element that is not an object. A throwing getter
+ * is `E_INVALID_ARG`.
+ */
+function nameAt(tools: readonly ToolLike[], i: number): unknown {
+  const tool: unknown = tools[i]
+  return tool !== null && typeof tool === 'object' ? readField(tool, 'name', i) : undefined
+}
+
 /** The same names in the same order as last time: one string comparison per tool. */
 function sameInOrder(line: CacheLine, tools: readonly ToolLike[]): boolean {
   if (!Array.isArray(tools) || tools.length !== line.count) return false
   const ordered = line.ordered
   try {
-    for (let i = 0; i < tools.length; i++) if (tools[i]?.name !== ordered[i]) return false
+    for (let i = 0; i < tools.length; i++) if (nameAt(tools, i) !== ordered[i]) return false
   } catch {
     return false
   }
@@ -135,14 +145,9 @@ function sameInOrder(line: CacheLine, tools: readonly ToolLike[]): boolean {
 function toolNames(tools: readonly ToolLike[]): string[] {
   checkToolArray(tools, 'tools')
   const out = new Array<string>(tools.length)
-  try {
-    for (let i = 0; i < tools.length; i++) {
-      const n = tools[i]?.name
-      out[i] = typeof n === 'string' ? n : `\u0000${i}`
-    }
-  } catch {
-    // a throwing getter: find which, for the error message
-    for (let i = 0; i < tools.length; i++) if (tools[i] && typeof tools[i] === 'object') readField(tools[i], 'name', i)
+  for (let i = 0; i < tools.length; i++) {
+    const n = nameAt(tools, i)
+    out[i] = typeof n === 'string' ? n : `\u0000${i}`
   }
   return out
 }
