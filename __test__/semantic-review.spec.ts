@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { ToolIndexCache } from '../dist/index.js'
-import { SemanticToolIndex, embedderFromFunction, type Embedder } from '../dist/semantic.js'
+import { SemanticToolIndex, defaultModelDir, embedderFromFunction, hasModel, loadLocalEncoder, localEncoderAvailable, type Embedder } from '../dist/semantic.js'
 
 const TOOLS = [
   { name: 'get_weather', description: 'Current weather conditions and forecast for a city' },
@@ -217,5 +217,32 @@ describe('the drop-in cache under a polluted Object.prototype.name', () => {
     }
     expect(got).not.toBe(named)
     expect(got).toMatchObject({ code: 'E_INVALID_ARG' })
+  })
+})
+
+const ready = localEncoderAvailable() && hasModel(defaultModelDir())
+if (!ready) console.log('[semantic-review.spec] skipping the local-encoder tests: no companion addon or no model')
+
+describe.skipIf(!ready)('the local encoder given hostile arguments', () => {
+  let loaded: ReturnType<typeof loadLocalEncoder> | undefined
+  const encoder = () => (loaded ??= loadLocalEncoder({ cacheDir: false }))
+
+  // [regression: every element was copied first: Node died out of memory, Bun ran for minutes]
+  test.each([['embed'], ['embedSync']])('%s: a list of 2**32 - 1 texts is E_INVALID_ARG before any is read', async (method) => {
+    const enc = encoder()
+    let reads = 0
+    const texts = new Proxy([] as string[], {
+      get: (target, key) => {
+        if (key === 'length') return 2 ** 32 - 1
+        if (typeof key === 'string' && /^\d+$/.test(key)) {
+          if (++reads > 1000) throw new Error('read on and on')
+          return 'text'
+        }
+        return Reflect.get(target, key)
+      },
+    })
+    const call = method === 'embed' ? () => enc.embed(texts) : () => enc.embedSync(texts)
+    expect(await codeOf(call)).toBe('E_INVALID_ARG')
+    expect(reads).toBe(0)
   })
 })

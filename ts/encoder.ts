@@ -10,6 +10,7 @@
 import { closeSync, constants as fsConstants, existsSync, fstatSync, openSync, readSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { LIMITS } from './config'
 import { cardLanguages } from './languages'
 import { describeError, readField } from './safeRead'
 
@@ -339,12 +340,16 @@ function readLocalOptions(options: unknown): LocalEncoderOptions {
   } as LocalEncoderOptions
 }
 
-/** The texts, copied once (each element read once) and checked: `E_INVALID_ARG` otherwise. */
+/**
+ * The texts, copied once (each element read once) and checked: `E_INVALID_ARG` otherwise, also
+ * for more than `LIMITS.toolCount` of them (refused before any is read).
+ */
 function checkTexts(texts: readonly string[]): string[] {
   let list: unknown[]
   try {
     if (!Array.isArray(texts)) throw new EncoderError('E_INVALID_ARG', 'texts must be an array of strings')
     const n = texts.length
+    if (n > LIMITS.toolCount) throw new EncoderError('E_INVALID_ARG', `texts has ${n} elements; the limit is ${LIMITS.toolCount}`)
     list = Array.from({ length: n }, (_, i) => texts[i])
   } catch (e) {
     if (isEncoderError(e)) throw e
