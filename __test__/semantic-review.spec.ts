@@ -245,4 +245,15 @@ describe.skipIf(!ready)('the local encoder given hostile arguments', () => {
     expect(await codeOf(call)).toBe('E_INVALID_ARG')
     expect(reads).toBe(0)
   })
+
+  // [regression: the trap's error, or the AbortSignal getter's TypeError, escaped without a code]
+  test.each([
+    ['a Proxy whose traps throw', () => new Proxy({}, { getPrototypeOf: () => { throw new Error('trap') } })],
+    ['an object made from AbortSignal.prototype', () => Object.create(AbortSignal.prototype)],
+  ])('a signal that is %s is no signal: the texts are embedded', async (_what, signal) => {
+    const enc = encoder()
+    const out = await enc.embed(['weather forecast'], { signal: signal() as AbortSignal })
+    expect(out.length).toBe(1)
+    expect(out[0].length).toBe(enc.dim)
+  })
 })

@@ -302,10 +302,38 @@ function coded(e: unknown): EncoderError {
   return new EncoderError(known.includes(code) ? code : 'E_ENCODE', m ? msg.slice(m[0].length) : msg, { cause: e })
 }
 
-/** The embed options' `signal`, when it is an `AbortSignal` (read once, never through `Object.prototype`). */
-function signalOf(options: unknown): AbortSignal | undefined {
-  const signal = readField(options, 'signal')
-  return signal.ok && signal.value instanceof AbortSignal ? signal.value : undefined
+/**
+ * A cancel handle of the companion tied to the embed options' `signal` (read once, never through
+ * `Object.prototype`), and `release`, which unties it. Anything but an `AbortSignal`, or one that
+ * throws when looked at (a Proxy with throwing traps, an object made from
+ * `AbortSignal.prototype`), is no signal.
+ */
+function cancelOf(mod: Companion, options: unknown): { cancel?: CompanionCancel; release(): void } {
+  const none = { release() {} }
+  const r = readField(options, 'signal')
+  try {
+    const signal = r.ok ? r.value : undefined
+    if (!(signal instanceof AbortSignal)) return none
+    const cancel = new mod.EmbedCancel()
+    const stop = () => cancel.cancel()
+    if (signal.aborted) {
+      cancel.cancel()
+      return { cancel, release() {} }
+    }
+    signal.addEventListener('abort', stop, { once: true })
+    return {
+      cancel,
+      release() {
+        try {
+          signal.removeEventListener('abort', stop)
+        } catch {
+          // the signal threw once looked at again: the handle is dropped with this embedding
+        }
+      },
+    }
+  } catch {
+    return none
+  }
 }
 
 /** Whether embed options mark search requests (`query: true`, read once, never through `Object.prototype`). */
@@ -393,20 +421,13 @@ export function loadLocalEncoder(options: LocalEncoderOptions = {}): LocalEncode
       // Search requests are read from the cache but never added to it: a long-running host
       // would otherwise grow the cache (and rewrite its file) with every new request.
       const query = isQuery(options)
-      const signal = signalOf(options)
-      let cancel: CompanionCancel | undefined
-      const stop = () => cancel?.cancel()
-      if (signal) {
-        cancel = new mod.EmbedCancel()
-        if (signal.aborted) cancel.cancel()
-        else signal.addEventListener('abort', stop, { once: true })
-      }
+      const { cancel, release } = cancelOf(mod, options)
       try {
         return rows(await enc.embed(list, !query, query, cancel), list.length, dim)
       } catch (e) {
         throw coded(e)
       } finally {
-        signal?.removeEventListener('abort', stop)
+        release()
       }
     },
     embedSync(texts, options) {
