@@ -37,8 +37,12 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
     }
     if (dim !== undefined && n !== dim) throw new EncoderError('E_ENCODE', `${what} has ${n} floats, expected ${dim}`)
     const out = new Float32Array(n)
+    // A typed array (the local encoder's rows) has no holes and never reads its prototype for
+    // an index: its elements are read as they are; any other list element by element.
+    const list = v as ArrayLike<unknown>
+    const typed = ArrayBuffer.isView(v)
     for (let i = 0; i < n; i++) {
-      const x = elementAt(v as ArrayLike<unknown>, i)
+      const x = typed ? list[i] : elementAt(list, i)
       // Numbers only: a numeric string or a Number object is not a vector element.
       const f = typeof x === 'number' ? x : NaN
       if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
