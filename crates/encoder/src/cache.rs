@@ -1,7 +1,10 @@
 //! An on-disk cache of text vectors, one file per model: `<dir>/<model id>.vec`.
 //!
-//! Layout (little-endian): the magic `TIVC1\n`, the model id (u32 length + UTF-8), the dimension
-//! (u32), then records of key (u64 FNV-1a of the text), text length in bytes (u32) and `dim` f32.
+//! Layout (little-endian): the magic `TIVC2\n`, the model id (u32 length + UTF-8), the dimension
+//! (u32), then records of key (the SHA-256 of the text, 32 bytes) and `dim` f32. A key no text
+//! can be made to share: a tool whose text collided with another's would get that tool's
+//! vector, and rank as it does (files of the first layout, keyed by a 64-bit FNV-1a hash and
+//! the length, are ignored and written anew).
 //! A file that does not parse, or was written for another model id or dimension, is ignored
 //! (and replaced on the next save); a torn last record is dropped.
 //!
@@ -14,9 +17,14 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::{fnv1a64, EncoderError};
+use sha2::{Digest, Sha256};
 
-const MAGIC: &[u8] = b"TIVC1\n";
+use crate::EncoderError;
+
+const MAGIC: &[u8] = b"TIVC2\n";
+
+/// Bytes of a record's key.
+const KEY_LEN: usize = 32;
 
 /// The largest cache file read (about 1.3 million MiniLM vectors); a larger one is ignored.
 const MAX_FILE_BYTES: u64 = 2 << 30;
@@ -38,16 +46,13 @@ fn read_regular(path: &Path, limit: u64) -> Option<Vec<u8>> {
     (bytes.len() as u64 <= limit).then_some(bytes)
 }
 
-/// The cache key of a text: its FNV-1a 64 hash and its byte length.
-pub fn text_key(text: &str) -> (u64, u32) {
-    (
-        fnv1a64(text.as_bytes()),
-        text.len().min(u32::MAX as usize) as u32,
-    )
+/// The cache key of a text: its SHA-256.
+pub fn text_key(text: &str) -> [u8; KEY_LEN] {
+    Sha256::digest(text.as_bytes()).into()
 }
 
 /// Vectors keyed by text (`text_key`).
-type Vectors = HashMap<(u64, u32), Vec<f32>>;
+type Vectors = HashMap<[u8; KEY_LEN], Vec<f32>>;
 
 /// Vectors of one model, keyed by text.
 #[derive(Debug)]
@@ -57,7 +62,7 @@ pub struct VectorCache {
     dim: usize,
     map: Vectors,
     /// Keys put since the last save, in order.
-    pending: Vec<(u64, u32)>,
+    pending: Vec<[u8; KEY_LEN]>,
     /// Bytes of the file as this cache last read or wrote it (`None`: write it anew).
     file_len: Option<u64>,
     /// A save failed: the file cannot be written, so later saves do not try again (each would
@@ -166,13 +171,12 @@ impl VectorCache {
     }
 
     fn record_len(&self) -> usize {
-        12 + 4 * self.dim
+        record_len(self.dim)
     }
 
-    fn push_record(&self, buf: &mut Vec<u8>, key: &(u64, u32)) {
+    fn push_record(&self, buf: &mut Vec<u8>, key: &[u8; KEY_LEN]) {
         if let Some(v) = self.map.get(key) {
-            buf.extend_from_slice(&key.0.to_le_bytes());
-            buf.extend_from_slice(&key.1.to_le_bytes());
+            buf.extend_from_slice(key);
             for x in v {
                 buf.extend_from_slice(&x.to_le_bytes());
             }
@@ -276,6 +280,11 @@ fn append(path: &Path, known: u64, header: u64, record: usize, records: &[u8]) -
     Some(len + records.len() as u64)
 }
 
+/// Bytes of one record: its key, then `dim` f32.
+fn record_len(dim: usize) -> usize {
+    KEY_LEN + 4 * dim
+}
+
 /// The vectors of a cache file, and whether it ends on a whole record.
 fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<(Vectors, bool)> {
     let rest = b.strip_prefix(MAGIC)?;
@@ -292,17 +301,16 @@ fn parse(b: &[u8], model_id: &str, dim: usize) -> Option<(Vectors, bool)> {
         return None;
     }
     let body = &rest[8 + id_len..];
-    let rec = 12 + 4 * dim;
+    let rec = record_len(dim);
     let mut map = HashMap::with_capacity(body.len() / rec);
     for r in body.chunks_exact(rec) {
-        let h = u64::from_le_bytes(r[0..8].try_into().ok()?);
-        let l = u32::from_le_bytes(r[8..12].try_into().ok()?);
-        let v: Vec<f32> = r[12..]
+        let key: [u8; KEY_LEN] = r[..KEY_LEN].try_into().ok()?;
+        let v: Vec<f32> = r[KEY_LEN..]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         if v.iter().all(|x| x.is_finite()) {
-            map.insert((h, l), v);
+            map.insert(key, v);
         }
     }
     Some((map, body.len() % rec == 0))
@@ -415,7 +423,7 @@ mod tests {
         a.save().unwrap();
         b.save().unwrap();
         // Each save added its own record and nothing else.
-        let rec = 12 + 4 * 2;
+        let rec = record_len(2) as u64;
         assert_eq!(std::fs::metadata(a.path()).unwrap().len(), first + 2 * rec);
         let both = VectorCache::open(&dir, "m@3", 2);
         assert_eq!(both.len(), 3);
@@ -429,6 +437,41 @@ mod tests {
         c.put("four", vec![0.5, 0.5]);
         c.save().unwrap();
         assert_eq!(VectorCache::open(&dir, "m@3", 2).len(), 3);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn texts_are_keyed_by_their_sha256() {
+        // FIPS 180-2's example: a key no other text can be made to share.
+        let want = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let got: String = text_key("abc").iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got, want);
+        assert_ne!(text_key("abc"), text_key("abd"));
+    }
+
+    #[test]
+    fn a_file_of_the_first_layout_is_ignored_and_written_anew() {
+        let dir = std::env::temp_dir().join(format!("tivc-v1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // The first layout: magic, model id, dimension, then (u64 hash, u32 length, f32 × dim).
+        let mut v1 = b"TIVC1\n".to_vec();
+        v1.extend_from_slice(&3u32.to_le_bytes());
+        v1.extend_from_slice(b"m@5");
+        v1.extend_from_slice(&2u32.to_le_bytes());
+        v1.extend_from_slice(&[7u8; 12]);
+        v1.extend_from_slice(&[0u8; 8]);
+        let path = dir.join(file_name("m@5"));
+        std::fs::write(&path, &v1).unwrap();
+        let mut c = VectorCache::open(&dir, "m@5", 2);
+        assert!(c.is_empty());
+        c.put("one", vec![1.0, 0.0]);
+        c.save().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.starts_with(MAGIC));
+        let again = VectorCache::open(&dir, "m@5", 2);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again.get("one"), Some(&[1.0f32, 0.0][..]));
         std::fs::remove_dir_all(&dir).ok();
     }
 
