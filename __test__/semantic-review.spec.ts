@@ -9,7 +9,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { ToolIndexCache } from '../dist/index.js'
-import { SemanticToolIndex, defaultModelDir, embedderFromFunction, hasModel, loadLocalEncoder, localEncoderAvailable, type Embedder } from '../dist/semantic.js'
+import { SemanticToolIndex, defaultModelDir, embedderFromFunction, fuse, hasModel, loadLocalEncoder, localEncoderAvailable, mergeVectorHits, queryClauses, toolLanguageText, toolText, type Embedder } from '../dist/semantic.js'
+import { LIMITS } from '../dist/config.js'
 
 const TOOLS = [
   { name: 'get_weather', description: 'Current weather conditions and forecast for a city' },
@@ -256,4 +257,26 @@ describe.skipIf(!ready)('the local encoder given hostile arguments', () => {
     expect(out.length).toBe(1)
     expect(out[0].length).toBe(enc.dim)
   })
+})
+
+describe('the exported helpers of the semantic layer, given what is not theirs', () => {
+  const throwing = { get name(): string { throw new Error('boom') } }
+  // [regression: each threw a TypeError with no code, or answered for a query over the limit]
+  const cases: [string, string, () => unknown][] = [
+    ['toolText(null)', 'E_INVALID_ARG', () => toolText(null as never)],
+    ['toolText of a tool without a string name', 'E_INVALID_ARG', () => toolText({ name: 5 } as never)],
+    ['toolText of a tool whose name getter throws', 'E_INVALID_ARG', () => toolText(throwing as never)],
+    ['toolLanguageText(undefined)', 'E_INVALID_ARG', () => toolLanguageText(undefined as never)],
+    ['toolText of a well-formed tool', 'ok', () => toolText({ name: 'get_weather', description: 'Weather' })],
+    ['fuse(null, [])', 'E_INVALID_ARG', () => fuse(null as never, [], 5)],
+    ['fuse([], "x")', 'E_INVALID_ARG', () => fuse([], 'x' as never, 5)],
+    ['fuse with options whose getter throws', 'E_INVALID_ARG', () => fuse([], [], 5, { get method(): 'rrf' { throw new Error('boom') } })],
+    ['fuse of two empty rankings', 'ok', () => fuse([], [], 5)],
+    ['mergeVectorHits(null)', 'E_INVALID_ARG', () => mergeVectorHits(null as never, 5)],
+    ['mergeVectorHits([null])', 'E_INVALID_ARG', () => mergeVectorHits([null] as never, 5)],
+    ['queryClauses(5)', 'E_INVALID_ARG', () => queryClauses(5 as never)],
+    ['queryClauses of a query over the limit', 'E_TOO_LARGE', () => queryClauses('a, then b. '.repeat(Math.ceil(LIMITS.queryLength / 11) + 1))],
+    ['queryClauses of a two-step request', 'ok', () => queryClauses('send an email, then book a table')],
+  ]
+  for (const [what, want, call] of cases) test(`${what}: ${want}`, async () => expect(await codeOf(call)).toBe(want))
 })

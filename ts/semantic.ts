@@ -159,7 +159,10 @@ export function fuse(
   options: FusionOptions = {},
   unjudged?: (name: string) => boolean,
 ): FusedHit[] {
-  const o = { ...FUSION_DEFAULTS, ...options }
+  if (!Array.isArray(lexical) || !Array.isArray(vector)) {
+    throw invalidArg(`fuse takes two arrays of { name, score }, got ${typeName(lexical)} and ${typeName(vector)}`)
+  }
+  const o = readingInput('the fusion options', () => ({ ...FUSION_DEFAULTS, ...options }))
   const w = Math.min(1, Math.max(0, Number.isFinite(o.lexicalWeight) ? o.lexicalWeight : FUSION_DEFAULTS.lexicalWeight))
   const lex = lexical.slice(0, o.candidates)
   const vec = vector.slice(0, o.candidates)
@@ -260,6 +263,7 @@ export const MAX_QUERY_CLAUSES = 6
  * `MAX_QUERY_CLAUSES` steps.
  */
 export function queryClauses(query: string): string[] {
+  checkQuery(query)
   const parts = native(() => binding.splitClauses(query)).filter((c: string) => c.length > 0)
   return parts.length >= 2 && parts.length <= MAX_QUERY_CLAUSES ? parts : []
 }
@@ -270,6 +274,7 @@ export function queryClauses(query: string): string[] {
  * even when the request's pooled vector sits between its steps.
  */
 export function mergeVectorHits(lists: readonly (readonly { name: string; score: number }[])[], limit: number): { name: string; score: number }[] {
+  if (!Array.isArray(lists) || !lists.every(Array.isArray)) throw invalidArg(`mergeVectorHits takes an array of rankings (arrays), got ${typeName(lists)}`)
   const best = new Map<string, number>()
   for (const list of lists) {
     for (const r of list) {
@@ -299,8 +304,24 @@ function toolProse(t: { description?: string | null; searchHint?: string | null 
   return [t.searchHint, t.description].filter((s) => typeof s === 'string' && s.trim()).join('. ')
 }
 
+type ToolTexts = { name: string; description?: string | null; searchHint?: string | null }
+
+/**
+ * A tool's name, description and search hint, each read once (`E_INVALID_ARG` for anything but
+ * an object with a string name, or a read that throws): what the exported text helpers read.
+ */
+function toolTexts(t: unknown): ToolTexts {
+  return readingInput('the tool', () => {
+    if (t === null || typeof t !== 'object') throw invalidArg(`a tool must be an object, got ${typeName(t)}`)
+    const { name, description, searchHint } = t as ToolTexts
+    if (typeof name !== 'string') throw invalidArg(`a tool's name must be a string, got ${typeName(name)}`)
+    return { name, description, searchHint }
+  })
+}
+
 /** The text embedded for a tool: its name in words, then its description (and search hint). */
-export function toolText(t: { name: string; description?: string | null; searchHint?: string | null }): string {
+export function toolText(tool: ToolTexts): string {
+  const t = toolTexts(tool)
   const desc = toolProse(t)
   return desc ? `${nameWords(t.name)}: ${desc}` : nameWords(t.name)
 }
@@ -311,7 +332,8 @@ export function toolText(t: { name: string; description?: string | null; searchH
  * in Latin letters whatever the tool's language (`file_write` of a tool described in Chinese), so
  * they say nothing of it.
  */
-export function toolLanguageText(t: { name: string; description?: string | null; searchHint?: string | null }): string {
+export function toolLanguageText(tool: ToolTexts): string {
+  const t = toolTexts(tool)
   const desc = toolProse(t)
   return /\p{L}/u.test(desc) ? desc : nameWords(t.name)
 }
