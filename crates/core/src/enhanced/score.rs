@@ -334,8 +334,8 @@ impl EnhancedIndex {
 }
 
 /// The BM25F formula: a term's contribution in one tool from its field frequencies `tfs` and
-/// the tool's field length normalizations `norm` (the one copy; search, clauses and explain
-/// all come here).
+/// the tool's field length normalizations `norm` (explain and the uncached terms come here; a
+/// term with kept pseudo-frequencies goes to [`saturate`] with the same `weighted_tf`).
 #[inline]
 fn bm25f(tw: &TermWeights, k1: f64, tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
     saturate(tw, k1, weighted_tf(&tw.fields, tfs, norm))
