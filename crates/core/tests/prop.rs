@@ -380,6 +380,35 @@ proptest! {
         }
     }
 
+    /// Enhanced, searched between the changes too: what a search keeps for later ones (the
+    /// pseudo-frequencies of long posting lists) never outlives the tools it was worked out
+    /// for. Catalogs large enough for common words to reach the lists that are kept.
+    #[test]
+    fn enhanced_searches_between_changes_equal_a_rebuild(
+        initial in catalog(48),
+        ops in prop::collection::vec(op(), 1..6),
+        queries in prop::collection::vec(query(), 1..5),
+    ) {
+        let mut idx = EnhancedIndex::build(initial.clone(), Params::default(), 512).unwrap();
+        let mut model = initial;
+        for op in &ops {
+            for q in &queries {
+                idx.search(q, 5, 0.0);
+            }
+            match op {
+                Op::Upsert(batch) => { idx.upsert(batch.clone()).unwrap(); }
+                Op::Remove(names) => { idx.remove(names); }
+            }
+            apply(&mut model, op);
+        }
+        let fresh = EnhancedIndex::build(model, Params::default(), 512).unwrap();
+        for q in &queries {
+            let a = idx.search(q, 50, 0.0);
+            let b = fresh.search(q, 50, 0.0);
+            prop_assert_eq!(enhanced_result(&idx, &a), enhanced_result(&fresh, &b), "query {:?}", q);
+        }
+    }
+
     /// Searching twice gives the same; results are sorted (score desc, ties by index order),
     /// within the limit and at or above the threshold; compat scores are cosines in [0, 1]
     /// (the documented name boost lifts a score to exactly 0.75, which is inside that range);
