@@ -50,6 +50,14 @@ export function fieldOrUndefined<T = unknown>(obj: unknown, key: string): T | un
   return r.ok ? r.value : undefined
 }
 
+/**
+ * The `i`-th element of a list if the list itself holds one there (within its length): a hole,
+ * or an index past the end, is no element, whatever a polluted `Object.prototype` holds at it.
+ */
+export function ownElement(list: ArrayLike<unknown>, i: number): unknown {
+  return i < list.length && Object.hasOwn(list, i) ? list[i] : undefined
+}
+
 /** A short, never-throwing description of an error for a message. */
 export function describeError(e: unknown): string {
   try {

@@ -10,7 +10,7 @@ import { EncoderError, type Embedder } from './encoder'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
 import { checkLength, checkScoring, copyToolArray, noOptions, readOptionFields, readingInput, stringList, typeName } from './input'
-import { fieldOrUndefined } from './safeRead'
+import { fieldOrUndefined, ownElement } from './safeRead'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
 import { VectorChannel, type ChannelItem } from './vectorChannel'
@@ -120,7 +120,7 @@ export function abstains(
 
 /** The score of a list's `i`-th entry, if the list holds one there (its own element, its own or class field). */
 function scoreAt(list: readonly { score: number }[], i: number): number | undefined {
-  return i < list.length && Object.hasOwn(list, i) ? fieldOrUndefined<number>(list[i], 'score') : undefined
+  return fieldOrUndefined<number>(ownElement(list, i), 'score')
 }
 
 /** Defaults of `FusionOptions`, tuned on the quality sets' dev split. */

@@ -10,7 +10,7 @@ import { MAX_TIMER_MS } from './config'
 import { native } from './errors'
 import { typeName } from './input'
 import { binding } from './native'
-import { describeError, readField } from './safeRead'
+import { describeError, ownElement, readField } from './safeRead'
 
 /** Texts given to the embedder in one call: its answer, and its deadline, stay bounded. */
 export const EMBED_BATCH = 1000
@@ -42,7 +42,7 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
     const list = v as ArrayLike<unknown>
     const typed = ArrayBuffer.isView(v)
     for (let i = 0; i < n; i++) {
-      const x = typed ? list[i] : elementAt(list, i)
+      const x = typed ? list[i] : ownElement(list, i)
       // Numbers only: a numeric string or a Number object is not a vector element.
       const f = typeof x === 'number' ? x : NaN
       if (!Number.isFinite(f) || Math.abs(f) > F32_MAX) throw new EncoderError('E_ENCODE', `${what}[${i}] is not a finite 32-bit float`)
@@ -55,21 +55,13 @@ function toVector(v: unknown, dim: number | undefined, what: string): Float32Arr
   }
 }
 
-/**
- * The `i`-th element of an embedder's list, if the list holds one there: a hole is no element,
- * whatever a polluted `Object.prototype` holds at that index.
- */
-function elementAt(list: ArrayLike<unknown>, i: number): unknown {
-  return Object.hasOwn(list, i) ? list[i] : undefined
-}
-
 /** `n` vectors from an embedder's answer, each checked by `toVector`. */
 function toVectors(out: unknown, n: number, dim: number | undefined, what: string): Float32Array[] {
   let list: unknown[]
   try {
     if (!Array.isArray(out)) throw new EncoderError('E_ENCODE', `the embedder answered ${typeName(out)}, not an array of vectors`)
     if (out.length !== n) throw new EncoderError('E_ENCODE', `the embedder returned ${out.length} vectors for ${n} ${what}`)
-    list = Array.from({ length: n }, (_, i) => elementAt(out, i))
+    list = Array.from({ length: n }, (_, i) => ownElement(out, i))
   } catch (err) {
     if (isEncoderError(err)) throw err
     throw new EncoderError('E_ENCODE', `reading the embedder's answer threw: ${describeError(err)}`, { cause: err })
