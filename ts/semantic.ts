@@ -9,7 +9,7 @@
 import { EncoderError, type Embedder } from './encoder'
 import { LIMITS, MAX_TIMER_MS } from './config'
 import { ToolIndexError, invalidArg, native } from './errors'
-import { checkLength, checkScoring, copyToolArray, noOptions, readOptionFields, readingInput, stringList, typeName } from './input'
+import { checkLength, checkScoring, copyToolArray, noOptions, readOptionFields, readToolField, readingInput, stringList, typeName } from './input'
 import { fieldOrUndefined, ownElement } from './safeRead'
 import { ToolIndex, checkEntry, nameKey, type Stored } from './toolIndex'
 import { binding } from './native'
@@ -311,12 +311,10 @@ type ToolTexts = { name: string; description?: string | null; searchHint?: strin
  * an object with a string name, or a read that throws): what the exported text helpers read.
  */
 function toolTexts(t: unknown): ToolTexts {
-  return readingInput('the tool', () => {
-    if (t === null || typeof t !== 'object') throw invalidArg(`a tool must be an object, got ${typeName(t)}`)
-    const { name, description, searchHint } = t as ToolTexts
-    if (typeof name !== 'string') throw invalidArg(`a tool's name must be a string, got ${typeName(name)}`)
-    return { name, description, searchHint }
-  })
+  if (t === null || typeof t !== 'object') throw invalidArg(`a tool must be an object, got ${typeName(t)}`)
+  const name: unknown = readToolField(t, 'name', 0)
+  if (typeof name !== 'string') throw invalidArg(`a tool's name must be a string, got ${typeName(name)}`)
+  return { name, description: readToolField(t, 'description', 0), searchHint: readToolField(t, 'searchHint', 0) }
 }
 
 /** The text embedded for a tool: its name in words, then its description (and search hint). */
