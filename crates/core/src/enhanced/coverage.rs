@@ -204,7 +204,7 @@ impl EnhancedIndex {
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         for &(id, w) in terms {
-            self.accumulate(s, &mut cache, &self.term_weights(id, w), 0.0);
+            self.accumulate(s, &mut cache, &self.term_weights(id, w));
         }
         let touched = s
             .touched()

@@ -15,16 +15,16 @@ pub(super) struct TermWeights {
     pub(super) idf: f64,
 }
 
-/// Per slot: (score, covered IDF mass, epoch).
+/// Per slot: (score, epoch).
 #[derive(Clone, Copy)]
-pub(super) struct Cell(pub(super) f64, f64, u32);
+pub(super) struct Cell(pub(super) f64, u32);
 
 impl crate::collector::Cell for Cell {
     fn epoch(&self) -> u32 {
-        self.2
+        self.1
     }
     fn fresh(epoch: u32) -> Self {
-        Cell(0.0, 0.0, epoch)
+        Cell(0.0, epoch)
     }
 }
 
@@ -116,31 +116,21 @@ impl EnhancedIndex {
         cache.by_term.get(&tw.id).map(|t| &t[..])
     }
 
-    /// Add one term's contributions over its postings (and `mass` for each) into the scratch
-    /// cells: from its kept pseudo-frequencies where it has them (or gets them now), else
-    /// from the tools' norms. The same values either way.
-    pub(super) fn accumulate(
-        &self,
-        s: &mut Scratch,
-        cache: &mut TfCache,
-        tw: &TermWeights,
-        mass: f64,
-    ) {
+    /// Add one term's contributions over its postings into the scratch cells: from its kept
+    /// pseudo-frequencies where it has them (or gets them now), else from the tools' norms.
+    /// The same values either way.
+    pub(super) fn accumulate(&self, s: &mut Scratch, cache: &mut TfCache, tw: &TermWeights) {
         let k1 = self.params.k1;
         let postings = &self.store.postings[tw.id as usize];
         match self.kept_tfs(cache, tw, postings) {
             Some(tfs) => {
                 let each = postings.iter().zip(tfs).map(|(p, &tfw)| (p.0, tfw));
-                s.update_each(each, |c, tfw| {
-                    c.0 += saturate(tw, k1, tfw);
-                    c.1 += mass;
-                });
+                s.update_each(each, |c, tfw| c.0 += saturate(tw, k1, tfw));
             }
             None => {
                 let each = postings.iter().map(|p| (p.0, p));
                 s.update_each(each, |c, (slot, tfs)| {
                     c.0 += bm25f(tw, k1, tfs, &self.norms[*slot as usize]);
-                    c.1 += mass;
                 });
             }
         }
@@ -212,10 +202,12 @@ impl EnhancedIndex {
         s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         let mut cache = self.tf_cache.borrow_mut();
+        // Each term's share of the mass a tool that has it covers (for the abstain rule).
+        let mut masses: Vec<(u32, f64)> = Vec::with_capacity(terms.len());
         for &(id, w, _, covers) in &terms {
             let tw = self.term_weights(id, w);
-            let mass = if covers { tw.idf } else { 0.0 };
-            self.accumulate(s, &mut cache, &tw, mass);
+            masses.push((id, if covers { tw.idf } else { 0.0 }));
+            self.accumulate(s, &mut cache, &tw);
         }
         drop(cache);
         let tiers = self.tiers(q);
@@ -233,21 +225,21 @@ impl EnhancedIndex {
         };
         hits.expect(s.touched().len() + tiers.len());
         let max_idf = self.idf_unknown();
-        // The best-scoring tool's evidence and coverage (what the abstain rules look at).
+        // The best-scoring tool and its evidence (what the abstain rules look at).
         let mut best_raw = 0.0f64;
-        let mut best_cov = 0.0f64;
+        let mut best_slot: Option<u32> = None;
         let mut best_score = f64::NEG_INFINITY;
         // A touched tool that passes the filters, at its name tier: its hit, and the best
         // tool's evidence so far. The filters and tiers are looked at only when the request
         // has some (most have none).
         let mut visit = |slot: u32, tier: f64| {
-            let Some(&Cell(score, mass, _)) = s.get(slot) else {
+            let Some(&Cell(score, _)) = s.get(slot) else {
                 return;
             };
             if tier * 1e6 + score > best_score {
                 best_score = tier * 1e6 + score;
                 best_raw = score;
-                best_cov = mass;
+                best_slot = Some(slot);
             }
             hits.push(Hit {
                 slot,
@@ -284,11 +276,26 @@ impl EnhancedIndex {
         // the request (a short request fully matched in a small index is no reason to).
         if tiers.is_empty() && q.servers.is_empty() {
             let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
-            if conf < p.abstain_confidence && best_cov / max_score < p.abstain_coverage {
-                return true;
+            if conf < p.abstain_confidence {
+                let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&masses, slot));
+                if best_cov / max_score < p.abstain_coverage {
+                    return true;
+                }
             }
         }
         false
+    }
+
+    /// The request's mass a tool covers: the shares (`(term id, share)`, in the order the
+    /// scoring pass reads the terms) of the terms it has, added in that order.
+    fn covered_mass(&self, masses: &[(u32, f64)], slot: u32) -> f64 {
+        let mut mass = 0.0;
+        for &(id, share) in masses {
+            if self.store.posting(id, slot).is_some() {
+                mass += share;
+            }
+        }
+        mass
     }
 
     /// The crowd rule ([`super::Params::crowd_gap`]) on a request's final hits: whether it is
