@@ -196,7 +196,6 @@ impl EnhancedIndex {
                 .iter()
                 .any(|t| t.required && !known_required.contains(t.term.as_str()))
         };
-        let max_score = self.query_mass(q).max(1e-9);
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
@@ -278,7 +277,7 @@ impl EnhancedIndex {
             let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
             if conf < p.abstain_confidence {
                 let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&masses, slot));
-                if best_cov / max_score < p.abstain_coverage {
+                if best_cov / self.query_mass(q).max(1e-9) < p.abstain_coverage {
                     return true;
                 }
             }
