@@ -135,27 +135,36 @@ impl<'a> Iterator for AsciiBounds<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let b = self.bytes;
         let start = self.pos;
-        if start >= b.len() {
-            return None;
-        }
+        let mut prev = class(*b.get(start)?);
         let mut end = start + 1;
-        let mut before = start.checked_sub(1).map(|i| class(b[i]));
-        let mut prev = class(b[start]);
-        let mut cur = b.get(end).map(|&x| class(x));
-        while let Some(c) = cur {
-            let after = b.get(end + 1).map(|&x| class(x));
-            // Letters and digits join whatever surrounds them (WB5, WB8–WB10): most bytes of
-            // a word need no other rule.
-            let word = matches!(prev, Class::Letter | Class::Digit)
-                && matches!(c, Class::Letter | Class::Digit);
-            if !word && !joins(before, prev, c, after) {
+        while let Some(&x) = b.get(end) {
+            let cur = class(x);
+            if !joins_at(b, end, prev, cur) {
                 break;
             }
-            (before, prev, cur) = (Some(prev), c, after);
+            prev = cur;
             end += 1;
         }
         self.pos = end;
         Some((start, &self.text[start..end]))
+    }
+}
+
+/// Whether the byte at `at` (of class `cur`) stays in the segment of the byte before it (of
+/// class `prev`): [`joins`], with the pairs most text is made of settled first. Letters and
+/// digits join each other (WB5, WB8–WB10) and spaces join spaces (WB3d); a space or an
+/// `Other` byte joins nothing else, on either side (no rule of [`joins`] holds for them).
+#[inline]
+fn joins_at(b: &[u8], at: usize, prev: Class, cur: Class) -> bool {
+    use Class::*;
+    match (prev, cur) {
+        (Letter | Digit, Letter | Digit) | (Space, Space) => true,
+        (Space | Other, _) | (_, Space | Other) => false,
+        _ => {
+            let before = at.checked_sub(2).map(|i| class(b[i]));
+            let after = b.get(at + 1).map(|&x| class(x));
+            joins(before, prev, cur, after)
+        }
     }
 }
 
@@ -215,6 +224,22 @@ mod tests {
                 crate_segments(text),
                 "{text:?}"
             );
+        }
+    }
+
+    /// The settled pairs of [`joins_at`] agree with [`joins`], whatever bytes surround them.
+    #[test]
+    fn shortcut_pairs_agree_with_the_rules() {
+        let bytes: Vec<u8> = (0u8..128).collect();
+        for &p in &bytes {
+            for &c in &bytes {
+                for around in [b'a', b'1', b' ', b'.', b'_', b'"', b'\n'] {
+                    let text = [around, p, c, around];
+                    let (prev, cur) = (class(p), class(c));
+                    let want = joins(Some(class(around)), prev, cur, Some(class(around)));
+                    assert_eq!(joins_at(&text, 2, prev, cur), want, "{text:?}");
+                }
+            }
         }
     }
 
