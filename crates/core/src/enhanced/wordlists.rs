@@ -65,15 +65,28 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
-/// By lowercase first letter, bit `len` set when a [`QUERY_STOP`] word of that length starts
-/// with it (every entry is at most 15 bytes): most words are ruled out by one table read.
-const QUERY_STOP_FIRST: [u16; 26] = {
-    let mut t = [0u16; 26];
+/// Longest [`QUERY_STOP`] entry, in bytes, plus one.
+const QUERY_STOP_LEN: usize = 16;
+
+/// Most [`QUERY_STOP`] entries that share a first letter and a length.
+const QUERY_STOP_SHAPE_MAX: usize = 2;
+
+/// By lowercase first letter and length (`letter * QUERY_STOP_LEN + len`), the
+/// [`QUERY_STOP`] entries of that shape (their index plus one; 0 for none): a word is compared
+/// with at most [`QUERY_STOP_SHAPE_MAX`] entries, and most words with none.
+const QUERY_STOP_BY_SHAPE: [[u8; QUERY_STOP_SHAPE_MAX]; 26 * QUERY_STOP_LEN] = {
+    let mut t = [[0u8; QUERY_STOP_SHAPE_MAX]; 26 * QUERY_STOP_LEN];
+    assert!(QUERY_STOP.len() < u8::MAX as usize);
     let mut i = 0;
     while i < QUERY_STOP.len() {
         let w = QUERY_STOP[i].as_bytes();
-        assert!(w[0].is_ascii_lowercase() && w.len() < 16);
-        t[(w[0] - b'a') as usize] |= 1 << w.len();
+        assert!(w[0].is_ascii_lowercase() && w.len() < QUERY_STOP_LEN);
+        let slot = &mut t[(w[0] - b'a') as usize * QUERY_STOP_LEN + w.len()];
+        let mut k = 0;
+        while slot[k] != 0 {
+            k += 1;
+        }
+        slot[k] = i as u8 + 1;
         i += 1;
     }
     t
@@ -82,14 +95,19 @@ const QUERY_STOP_FIRST: [u16; 26] = {
 /// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
 pub(super) fn is_query_stop_any_case(word: &str) -> bool {
     if word.is_ascii() {
+        let b = word.as_bytes();
         // Every entry starts with a letter: spaces and punctuation end here.
-        let Some(first) = word.bytes().next().filter(u8::is_ascii_alphabetic) else {
+        let Some(first) = b.first().filter(|c| c.is_ascii_alphabetic()) else {
             return false;
         };
-        word.len() < 16
-            && QUERY_STOP_FIRST[usize::from(first.to_ascii_lowercase() - b'a')] & (1 << word.len())
-                != 0
-            && QUERY_STOP.iter().any(|s| s.eq_ignore_ascii_case(word))
+        if b.len() >= QUERY_STOP_LEN {
+            return false;
+        }
+        let shape = usize::from(first.to_ascii_lowercase() - b'a') * QUERY_STOP_LEN + b.len();
+        QUERY_STOP_BY_SHAPE[shape]
+            .iter()
+            .take_while(|&&e| e != 0)
+            .any(|&e| QUERY_STOP[usize::from(e) - 1].eq_ignore_ascii_case(word))
     } else {
         is_query_stop(&word.to_lowercase())
     }
@@ -339,11 +357,60 @@ mod tests {
         for (w, stop) in [
             ("Help", true),
             ("OKAY", true),
+            ("thInGs", true),
+            ("thank", true),
+            ("thing", true),
+            ("thinG", true),
+            ("thinx", false),
+            ("Ok", true),
+            ("o", false),
+            ("", false),
             (" ", false),
             ("-help", false),
             ("helps", false),
+            ("1help", false),
+            ("specificallyyyy", false),
+            ("specificallyyyyy", false),
+            ("HÉLP", false),
+            ("Currently", true),
         ] {
             assert_eq!(is_query_stop_any_case(w), stop, "{w:?}");
+        }
+    }
+
+    /// The shape table finds every entry in any case, and nothing one letter off.
+    #[test]
+    fn query_stop_any_case_is_the_lowercase_lookup() {
+        for w in QUERY_STOP {
+            let upper = w.to_ascii_uppercase();
+            let mixed: String = w
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            for form in [w.to_string(), upper, mixed] {
+                assert!(is_query_stop_any_case(&form), "{form:?}");
+            }
+            let mut off = w.to_string();
+            let last = off.pop().unwrap();
+            off.push(if last == 'z' {
+                'a'
+            } else {
+                (last as u8 + 1) as char
+            });
+            assert_eq!(is_query_stop_any_case(&off), is_query_stop(&off), "{off:?}");
+            let longer = format!("{w}s");
+            assert_eq!(
+                is_query_stop_any_case(&longer),
+                is_query_stop(&longer),
+                "{longer:?}"
+            );
         }
     }
 }
