@@ -95,9 +95,9 @@ impl EnhancedIndex {
                 required,
             });
         };
+        let raws = whitespace_tokens(query);
         let mut free_text = String::with_capacity(query.len() + 1);
         let mut quoted_text = String::new();
-        let raws: Vec<&str> = query.split_whitespace().collect();
         if names {
             q.raw.reserve(raws.len());
             q.raw_ident.reserve(raws.len());
@@ -375,6 +375,16 @@ impl TermPositions {
     }
 }
 
+/// A text's whitespace-separated tokens (`split_whitespace`), in a list sized once: a token
+/// ends at an ASCII whitespace byte or at the end of the text (other whitespace, rare, only
+/// makes the list grow).
+fn whitespace_tokens(text: &str) -> Vec<&str> {
+    let most = text.bytes().filter(u8::is_ascii_whitespace).count() + 1;
+    let mut raws = Vec::with_capacity(most);
+    raws.extend(text.split_whitespace());
+    raws
+}
+
 /// Whether a (trimmed) word is shaped like an identifier: `camelCase` (a lowercase letter or
 /// digit before a capital), `snake_case` (an underscore) or `kebab-case` (a hyphen between
 /// other characters), found in one pass over its characters.
@@ -488,6 +498,23 @@ mod tests {
         ];
         for (query, want) in cases {
             assert_eq!(idx.parse_query(query).raw_ident, *want, "{query:?}");
+        }
+    }
+
+    /// The tokens are `split_whitespace`'s, whatever whitespace separates them.
+    #[test]
+    fn whitespace_tokens_split_as_split_whitespace() {
+        for text in [
+            "",
+            " ",
+            "one",
+            "  send   a message\t",
+            "a\u{b}b\u{c}c\r\nd",
+            "\u{3000}全角\u{3000}空白\u{a0}x\u{2003}y ",
+            "'quoted words' +required server:x",
+        ] {
+            let want: Vec<&str> = text.split_whitespace().collect();
+            assert_eq!(whitespace_tokens(text), want, "{text:?}");
         }
     }
 
