@@ -20,6 +20,7 @@ pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
 };
 use super::wordlists::{is_query_stop_any_case, is_unigram_stop};
+use super::words::for_each_identifier_piece;
 pub use super::words::{has_cjk, is_cjk, split_identifier, strip_clitic, words};
 
 /// Longest token kept, in bytes; longer ones (hashes, base64, minified code) are dropped.
@@ -193,11 +194,11 @@ impl Analyzer {
     }
 
     fn analyze_word(&self, w: &str, emit: &mut dyn FnMut(Cow<'_, str>)) {
-        for piece in split_identifier(strip_clitic(w)) {
+        for_each_identifier_piece(strip_clitic(w), |piece| {
             if let Some(t) = self.normalize(piece) {
                 emit(t);
             }
-        }
+        });
     }
 
     /// The pipeline for a query: also drops conversational words.

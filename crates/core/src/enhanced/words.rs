@@ -58,22 +58,27 @@ pub fn strip_clitic(word: &str) -> &str {
 /// `Mongo`, `DB`, `Database`). Letters and digits stay together (`ec2`, `oauth2`).
 pub fn split_identifier(word: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    for_each_identifier_piece(word, |p| out.push(p));
+    out
+}
+
+/// [`split_identifier`], each piece handed to `emit` as it is found (no list is made).
+pub(super) fn for_each_identifier_piece<'a>(word: &'a str, mut emit: impl FnMut(&'a str)) {
     for piece in word.split(['_', '-', '.', '/', ':', '@', '\'', '’']) {
         if piece.is_empty() {
             continue;
         }
         if piece.is_ascii() {
-            split_ascii_case(piece, &mut out);
+            split_ascii_case(piece, &mut emit);
         } else {
-            split_case(piece, &mut out);
+            split_case(piece, &mut emit);
         }
     }
-    out
 }
 
 /// [`split_identifier`]'s case rule: lower (or digit) → upper, and before the last capital of
 /// a capital run followed by a lowercase letter.
-fn split_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+fn split_case<'a>(piece: &'a str, emit: &mut impl FnMut(&'a str)) {
     let chars: Vec<(usize, char)> = piece.char_indices().collect();
     let mut start = 0;
     for i in 1..chars.len() {
@@ -83,16 +88,16 @@ fn split_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
         let boundary = ((prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase())
             || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
         if boundary {
-            out.push(&piece[start..pos]);
+            emit(&piece[start..pos]);
             start = pos;
         }
     }
-    out.push(&piece[start..]);
+    emit(&piece[start..]);
 }
 
 /// [`split_identifier`]'s case rule for an ASCII piece, on bytes (for ASCII the two agree:
 /// `is_lowercase` is `is_ascii_lowercase`, and so on).
-fn split_ascii_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
+fn split_ascii_case<'a>(piece: &'a str, emit: &mut impl FnMut(&'a str)) {
     let b = piece.as_bytes();
     let mut start = 0;
     for i in 1..b.len() {
@@ -103,11 +108,11 @@ fn split_ascii_case<'a>(piece: &'a str, out: &mut Vec<&'a str>) {
                 && c.is_ascii_uppercase()
                 && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
         if boundary {
-            out.push(&piece[start..i]);
+            emit(&piece[start..i]);
             start = i;
         }
     }
-    out.push(&piece[start..]);
+    emit(&piece[start..]);
 }
 
 #[cfg(test)]
@@ -180,8 +185,8 @@ mod tests {
         #[test]
         fn ascii_case_split_agrees(piece in "[a-zA-Z0-9]{1,16}") {
             let (mut bytes, mut chars) = (Vec::new(), Vec::new());
-            split_ascii_case(&piece, &mut bytes);
-            split_case(&piece, &mut chars);
+            split_ascii_case(&piece, &mut |p| bytes.push(p));
+            split_case(&piece, &mut |p| chars.push(p));
             proptest::prop_assert_eq!(bytes, chars);
         }
     }
