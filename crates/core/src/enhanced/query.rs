@@ -3,6 +3,7 @@
 //! and a multi-step request's clauses.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -190,24 +191,24 @@ impl EnhancedIndex {
             );
         }
         if self.params.synonym_weight > 0.0 {
-            // The request's own words with synonyms (most have none), each with the origin
-            // its synonyms are labelled with.
-            let words: Vec<(String, &Vec<String>)> = q
+            // The request's own words with synonyms (most have none), as the synonym map
+            // spells them (so the list borrows the index, not the query it extends).
+            let words: Vec<(&str, &Vec<String>)> = q
                 .terms
                 .iter()
                 .filter(|t| t.origin == "query" && t.weight >= 1.0)
                 .filter_map(|t| {
-                    let syn = self.synonyms.get(&t.term)?;
-                    Some((format!("synonym:{}", t.term), syn))
+                    let (word, syn) = self.synonyms.get_key_value(&t.term)?;
+                    Some((word.as_str(), syn))
                 })
                 .collect();
-            for (origin, syn) in words {
+            for (word, syn) in words {
                 for s in syn {
                     add(
                         &mut q,
                         Cow::Borrowed(s.as_str()),
                         self.params.synonym_weight,
-                        &|| Cow::Owned(origin.clone()),
+                        &|| synonym_origin(word),
                         false,
                     );
                 }
@@ -335,6 +336,31 @@ impl EnhancedIndex {
             return Vec::new();
         }
         out
+    }
+}
+
+/// The origin of a synonym of `word` (`synonym:<word>`). The labels of the stems of the
+/// synonym table ([`analyze::SYNONYMS`], the words an index's synonyms come from) are made once
+/// per process and kept (a few kilobytes), so a synonym term's origin costs no new string; any
+/// other word's label is made as it is asked for.
+fn synonym_origin(word: &str) -> Cow<'static, str> {
+    static LABELS: OnceLock<FxHashMap<String, &'static str>> = OnceLock::new();
+    let labels = LABELS.get_or_init(|| {
+        let analyzer = analyze::Analyzer::default();
+        analyze::SYNONYMS
+            .iter()
+            .flat_map(|group| group.iter())
+            .map(|w| analyzer.stem_word(w))
+            .filter(|stem| !stem.is_empty())
+            .map(|stem| {
+                let label: &'static str = Box::leak(format!("synonym:{stem}").into_boxed_str());
+                (stem, label)
+            })
+            .collect()
+    });
+    match labels.get(word) {
+        Some(&label) => Cow::Borrowed(label),
+        None => Cow::Owned(format!("synonym:{word}")),
     }
 }
 
@@ -499,6 +525,32 @@ mod tests {
         for (query, want) in cases {
             assert_eq!(idx.parse_query(query).raw_ident, *want, "{query:?}");
         }
+    }
+
+    /// A synonym's origin names the word it is a synonym of, whether its label was made
+    /// ahead (a stem of the synonym table) or on the spot (any other word).
+    #[test]
+    fn synonym_origins_name_their_word() {
+        let a = analyze::Analyzer::default();
+        let stems = analyze::SYNONYMS
+            .iter()
+            .flat_map(|g| g.iter())
+            .map(|w| a.stem_word(w));
+        let others = ["", "unlisted", "synonym", "数据"].map(str::to_owned);
+        for word in stems.chain(others) {
+            let origin = synonym_origin(&word);
+            assert_eq!(origin, format!("synonym:{word}"), "{word:?}");
+        }
+        let tools = vec![ToolDoc {
+            name: "file_tool".into(),
+            description: "edit a document".into(),
+            ..ToolDoc::default()
+        }];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let q = idx.parse_query("modify the file");
+        let origin = |t: &str| q.terms.iter().find(|x| x.term == t).unwrap().origin.clone();
+        assert_eq!(origin("edit"), "synonym:modif");
+        assert_eq!(origin("doc"), "synonym:file");
     }
 
     /// The tokens are `split_whitespace`'s, whatever whitespace separates them.
