@@ -8,6 +8,8 @@
 
 use unicode_segmentation::{UWordBoundIndices, UnicodeSegmentation};
 
+use super::words::is_word;
+
 /// The UAX #29 word-break classes of ASCII bytes (all the rules need for ASCII text).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
@@ -122,6 +124,57 @@ pub fn word_bounds(text: &str) -> impl Iterator<Item = &str> {
     word_bound_indices(text).map(|(_, s)| s)
 }
 
+/// The segments of `text` that have a letter or digit (the words of
+/// [`super::analyze::words`]), in order. For ASCII text the bytes that cannot open such a
+/// segment (all but letters, digits and `_`) are stepped over instead of being made into
+/// segments.
+pub fn word_segments(text: &str) -> WordSegments<'_> {
+    if text.is_ascii() {
+        WordSegments::Ascii(AsciiBounds {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        })
+    } else {
+        WordSegments::Unicode(text.split_word_bound_indices())
+    }
+}
+
+/// The iterator of [`word_segments`].
+pub enum WordSegments<'a> {
+    Ascii(AsciiBounds<'a>),
+    Unicode(UWordBoundIndices<'a>),
+}
+
+impl<'a> Iterator for WordSegments<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            WordSegments::Ascii(a) => loop {
+                let b = a.bytes;
+                while a.pos < b.len() && !opens_word(class(b[a.pos])) {
+                    a.pos += 1;
+                }
+                let (_, s) = a.next()?;
+                // A segment that opens with `_` may be nothing but `_`.
+                if !s.starts_with('_') || is_word(s) {
+                    return Some(s);
+                }
+            },
+            WordSegments::Unicode(u) => u.map(|(_, s)| s).find(|s| is_word(s)),
+        }
+    }
+}
+
+/// Whether an ASCII segment that starts with a byte of this class can have a letter or digit.
+/// Only letters, digits and `_` open one: a space or `Other` byte joins nothing else, and a
+/// `:`, `,`, `;`, `.` or `'` joins a letter or digit after it only when the same kind is before
+/// it, and then it is inside that segment already (WB6, WB7, WB11, WB12).
+fn opens_word(c: Class) -> bool {
+    matches!(c, Class::Letter | Class::Digit | Class::Connector)
+}
+
 /// The segments of ASCII text (bytes are characters).
 pub struct AsciiBounds<'a> {
     text: &'a str,
@@ -227,6 +280,27 @@ mod tests {
         }
     }
 
+    /// The word segments step over what cannot open a word, and keep what joins one.
+    #[test]
+    fn word_segments_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("create a file", &["create", "a", "file"]),
+            (
+                "_x x_ __ a.b .5 5. 1,000 ,1 'tis it's :a a:b -a- \"q\"",
+                &[
+                    "_x", "x_", "a.b", "5", "5", "1,000", "1", "tis", "it's", "a", "a:b", "a", "q",
+                ],
+            ),
+            ("  \t\r\n ", &[]),
+            ("", &[]),
+            ("café au lait", &["café", "au", "lait"]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<&str> = word_segments(text).collect();
+            assert_eq!(&got, want, "{text:?}");
+        }
+    }
+
     /// The settled pairs of [`joins_at`] agree with [`joins`], whatever bytes surround them.
     #[test]
     fn shortcut_pairs_agree_with_the_rules() {
@@ -264,6 +338,20 @@ mod tests {
         #[test]
         fn same_as_the_crate(text in "[ -~\t\r\n\u{b}\u{c}]{0,40}") {
             prop_assert_eq!(word_bound_indices(&text).collect::<Vec<_>>(), crate_segments(&text));
+        }
+
+        /// Any ASCII text: the word segments are the segments with a letter or digit.
+        #[test]
+        fn word_segments_are_the_segments_with_a_word(text in "[ -~\t\r\n\u{b}\u{c}]{0,40}") {
+            let want: Vec<&str> = word_bounds(&text).filter(|s| is_word(s)).collect();
+            prop_assert_eq!(word_segments(&text).collect::<Vec<_>>(), want);
+        }
+
+        /// Dense in the characters the rules look at, for the word segments too.
+        #[test]
+        fn word_segments_on_rule_characters(text in "[aZ09:.,;'_ \"\r\n\t-]{0,24}") {
+            let want: Vec<&str> = word_bounds(&text).filter(|s| is_word(s)).collect();
+            prop_assert_eq!(word_segments(&text).collect::<Vec<_>>(), want);
         }
 
         /// Dense in the characters the rules look at.

@@ -2,7 +2,7 @@
 //! word without its English clitic, and the pieces of an identifier-like word; and which
 //! characters are CJK.
 
-use super::segment::word_bounds;
+use super::segment::word_segments;
 
 /// A CJK character that the pipeline turns into bigrams: Han ideographs and kana.
 pub fn is_cjk(c: char) -> bool {
@@ -22,7 +22,12 @@ pub fn has_cjk(text: &str) -> bool {
 
 /// Stage 1: the words of a text by Unicode word boundaries (segments with a letter or digit).
 pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    word_bounds(text).filter(|w| w.chars().any(|c| c.is_alphanumeric()))
+    word_segments(text)
+}
+
+/// Whether a word-boundary segment is a word (has a letter or digit; see [`words`]).
+pub fn is_word(segment: &str) -> bool {
+    segment.chars().any(|c| c.is_alphanumeric())
 }
 
 /// English clitics after an apostrophe, dropped from the word they end: `'s` (possessive and
