@@ -1,6 +1,6 @@
 //! Splitting a multi-step request into its clauses (steps).
 
-use super::segment::word_bound_indices;
+use super::segment::bound_indices_but_spaces;
 
 /// A split point of a request into clauses: a sentence end, `;`, or a word that opens a new
 /// step ("then", "finally", "afterwards", "additionally", "also", "next"), or `and` followed
@@ -140,7 +140,8 @@ pub fn clauses(text: &str) -> Vec<&str> {
     // Words since the last cut other than an opener: "Finally, cancel …" is one clause.
     let mut since_cut = 0usize;
     let bytes = text.as_bytes();
-    for (i, seg) in word_bound_indices(text) {
+    // Spaces change nothing below: they are left out of the segments.
+    for (i, seg) in bound_indices_but_spaces(text) {
         if seg == "\"" || seg == "\u{201C}" || seg == "\u{201D}" {
             in_quote = !in_quote;
             continue;

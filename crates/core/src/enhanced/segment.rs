@@ -124,6 +124,22 @@ pub fn word_bounds(text: &str) -> impl Iterator<Item = &str> {
     word_bound_indices(text).map(|(_, s)| s)
 }
 
+/// The segments of `text` with their byte offsets ([`word_bound_indices`]) but those of
+/// spaces (`' '`) alone, which ASCII text steps over instead of making into segments.
+pub fn bound_indices_but_spaces(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut bounds = word_bound_indices(text);
+    std::iter::from_fn(move || match &mut bounds {
+        WordBounds::Ascii(a) => {
+            // A space joins only spaces (WB3d): the byte after a run of them opens a segment.
+            while a.bytes.get(a.pos) == Some(&b' ') {
+                a.pos += 1;
+            }
+            a.next()
+        }
+        WordBounds::Unicode(u) => u.find(|(_, s)| !s.bytes().all(|b| b == b' ')),
+    })
+}
+
 /// The segments of `text` that have a letter or digit (the words of
 /// [`super::analyze::words`]), in order. For ASCII text the bytes that cannot open such a
 /// segment (all but letters, digits and `_`) are stepped over instead of being made into
@@ -280,6 +296,24 @@ mod tests {
         }
     }
 
+    /// Spaces go, whatever the script around them; other whitespace stays.
+    #[test]
+    fn segments_but_spaces_table() {
+        let cases: &[(&str, &[(usize, &str)])] = &[
+            ("a  b.", &[(0, "a"), (3, "b"), (4, ".")]),
+            (" \t x", &[(1, "\t"), (3, "x")]),
+            ("   ", &[]),
+            (
+                "数据  文件 ",
+                &[(0, "数"), (3, "据"), (8, "文"), (11, "件")],
+            ),
+        ];
+        for (text, want) in cases {
+            let got: Vec<(usize, &str)> = bound_indices_but_spaces(text).collect();
+            assert_eq!(&got, want, "{text:?}");
+        }
+    }
+
     /// The word segments step over what cannot open a word, and keep what joins one.
     #[test]
     fn word_segments_table() {
@@ -345,6 +379,15 @@ mod tests {
         fn word_segments_are_the_segments_with_a_word(text in "[ -~\t\r\n\u{b}\u{c}]{0,40}") {
             let want: Vec<&str> = word_bounds(&text).filter(|s| is_word(s)).collect();
             prop_assert_eq!(word_segments(&text).collect::<Vec<_>>(), want);
+        }
+
+        /// Any ASCII text: the segments but spaces are the segments but those of spaces alone.
+        #[test]
+        fn segments_but_spaces(text in "[ -~\t\r\n\u{b}\u{c}]{0,40}") {
+            let want: Vec<(usize, &str)> = word_bound_indices(&text)
+                .filter(|(_, s)| !s.bytes().all(|b| b == b' '))
+                .collect();
+            prop_assert_eq!(bound_indices_but_spaces(&text).collect::<Vec<_>>(), want);
         }
 
         /// Dense in the characters the rules look at, for the word segments too.
