@@ -206,7 +206,18 @@ impl<'a> Iterator for AsciiBounds<'a> {
         let start = self.pos;
         let mut prev = class(*b.get(start)?);
         let mut end = start + 1;
-        while let Some(&x) = b.get(end) {
+        loop {
+            if matches!(prev, Class::Letter | Class::Digit) {
+                // Letters and digits join each other (WB5, WB8–WB10): a run of them is passed
+                // a byte at a time without the rules.
+                while b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+                    end += 1;
+                }
+                prev = class(b[end - 1]);
+            }
+            let Some(&x) = b.get(end) else {
+                break;
+            };
             let cur = class(x);
             if !joins_at(b, end, prev, cur) {
                 break;
