@@ -65,28 +65,54 @@ pub fn is_query_stop(word: &str) -> bool {
     QUERY_STOP.contains(&word)
 }
 
-/// Longest [`QUERY_STOP`] entry, in bytes, plus one.
-const QUERY_STOP_LEN: usize = 16;
+/// Longest word a shape table holds, in bytes, plus one.
+const SHAPE_LEN: usize = 16;
 
-/// Most [`QUERY_STOP`] entries that share a first letter and a length.
-const QUERY_STOP_SHAPE_MAX: usize = 2;
+/// A word list by shape (first letter, length; slot `letter * SHAPE_LEN + len`): for each
+/// shape, the list's words of that shape (their index plus one, then zeros). A word looked up
+/// is compared with at most `K` words of the list, and most words with none.
+type ShapeTable<const K: usize> = [[u8; K]; 26 * SHAPE_LEN];
 
-/// By lowercase first letter and length (`letter * QUERY_STOP_LEN + len`), the
-/// [`QUERY_STOP`] entries of that shape (their index plus one; 0 for none): a word is compared
-/// with at most [`QUERY_STOP_SHAPE_MAX`] entries, and most words with none.
-const QUERY_STOP_BY_SHAPE: [[u8; QUERY_STOP_SHAPE_MAX]; 26 * QUERY_STOP_LEN] = {
-    let mut t = [[0u8; QUERY_STOP_SHAPE_MAX]; 26 * QUERY_STOP_LEN];
-    assert!(QUERY_STOP.len() < u8::MAX as usize);
+/// Record the `i`th word of a list in its shape table. Checked as the table is built: the word
+/// starts with a lowercase ASCII letter and is shorter than [`SHAPE_LEN`], the list has fewer
+/// than 255 words and at most `K` of one shape.
+const fn note_shape<const K: usize>(table: &mut ShapeTable<K>, word: &str, i: usize) {
+    let w = word.as_bytes();
+    assert!(!w.is_empty() && w[0].is_ascii_lowercase() && w.len() < SHAPE_LEN);
+    assert!(i < u8::MAX as usize);
+    let slot = &mut table[(w[0] - b'a') as usize * SHAPE_LEN + w.len()];
+    let mut k = 0;
+    while slot[k] != 0 {
+        k += 1;
+    }
+    slot[k] = i as u8 + 1;
+}
+
+/// The indices (in its list) of a shape table's words of the shape of `word`, whose first
+/// letter may be of either case; none for a word that starts with no ASCII letter or is too
+/// long for the table.
+fn same_shape<'t, const K: usize>(
+    table: &'t ShapeTable<K>,
+    word: &str,
+) -> impl Iterator<Item = usize> + 't {
+    let b = word.as_bytes();
+    let slot: &[u8] = match b.first() {
+        Some(f) if f.is_ascii_alphabetic() && b.len() < SHAPE_LEN => {
+            &table[usize::from(f.to_ascii_lowercase() - b'a') * SHAPE_LEN + b.len()]
+        }
+        _ => &[],
+    };
+    slot.iter()
+        .take_while(|&&e| e != 0)
+        .map(|&e| usize::from(e) - 1)
+}
+
+/// [`QUERY_STOP`] by shape.
+static QUERY_STOP_BY_SHAPE: ShapeTable<2> = {
+    let mut t = [[0; 2]; 26 * SHAPE_LEN];
     let mut i = 0;
     while i < QUERY_STOP.len() {
-        let w = QUERY_STOP[i].as_bytes();
-        assert!(w[0].is_ascii_lowercase() && w.len() < QUERY_STOP_LEN);
-        let slot = &mut t[(w[0] - b'a') as usize * QUERY_STOP_LEN + w.len()];
-        let mut k = 0;
-        while slot[k] != 0 {
-            k += 1;
-        }
-        slot[k] = i as u8 + 1;
+        note_shape(&mut t, QUERY_STOP[i], i);
         i += 1;
     }
     t
@@ -95,19 +121,7 @@ const QUERY_STOP_BY_SHAPE: [[u8; QUERY_STOP_SHAPE_MAX]; 26 * QUERY_STOP_LEN] = {
 /// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
 pub(super) fn is_query_stop_any_case(word: &str) -> bool {
     if word.is_ascii() {
-        let b = word.as_bytes();
-        // Every entry starts with a letter: spaces and punctuation end here.
-        let Some(first) = b.first().filter(|c| c.is_ascii_alphabetic()) else {
-            return false;
-        };
-        if b.len() >= QUERY_STOP_LEN {
-            return false;
-        }
-        let shape = usize::from(first.to_ascii_lowercase() - b'a') * QUERY_STOP_LEN + b.len();
-        QUERY_STOP_BY_SHAPE[shape]
-            .iter()
-            .take_while(|&&e| e != 0)
-            .any(|&e| QUERY_STOP[usize::from(e) - 1].eq_ignore_ascii_case(word))
+        same_shape(&QUERY_STOP_BY_SHAPE, word).any(|i| QUERY_STOP[i].eq_ignore_ascii_case(word))
     } else {
         is_query_stop(&word.to_lowercase())
     }
@@ -172,9 +186,22 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("deleted", "delet"),
 ];
 
+/// [`IRREGULAR`]'s forms by shape.
+static IRREGULAR_BY_SHAPE: ShapeTable<3> = {
+    let mut t = [[0; 3]; 26 * SHAPE_LEN];
+    let mut i = 0;
+    while i < IRREGULAR.len() {
+        note_shape(&mut t, IRREGULAR[i].0, i);
+        i += 1;
+    }
+    t
+};
+
 /// The stem of an irregular verb form, if it is one.
 pub fn irregular(word: &str) -> Option<&'static str> {
-    IRREGULAR.iter().find(|(w, _)| *w == word).map(|(_, s)| *s)
+    same_shape(&IRREGULAR_BY_SHAPE, word)
+        .find(|&i| IRREGULAR[i].0 == word)
+        .map(|i| IRREGULAR[i].1)
 }
 
 /// Derivational stems the Snowball stemmer leaves apart, mapped onto one stem: the noun and
@@ -195,6 +222,17 @@ const CONFLATE: &[(&str, &str)] = &[
     ("transcript", "transcrib"),
 ];
 
+/// [`CONFLATE`]'s stems by shape.
+static CONFLATE_BY_SHAPE: ShapeTable<2> = {
+    let mut t = [[0; 2]; 26 * SHAPE_LEN];
+    let mut i = 0;
+    while i < CONFLATE.len() {
+        note_shape(&mut t, CONFLATE[i].0, i);
+        i += 1;
+    }
+    t
+};
+
 /// Stage 4b: bring a stem's derivational variants together. Snowball turns `modify` into
 /// `modifi` but `modification` into `modif` (also `notify` / `notification`, `verify` /
 /// `verification`, `classify` / `classification`): a trailing `i` after four letters is
@@ -211,8 +249,8 @@ pub fn conflate(stem: Cow<'_, str>) -> Cow<'_, str> {
     } else {
         stem
     };
-    match CONFLATE.iter().find(|(from, _)| *from == s) {
-        Some((_, to)) => Cow::Borrowed(to),
+    match same_shape(&CONFLATE_BY_SHAPE, &s).find(|&i| CONFLATE[i].0 == s) {
+        Some(i) => Cow::Borrowed(CONFLATE[i].1),
         None => s,
     }
 }
@@ -375,6 +413,41 @@ mod tests {
             ("Currently", true),
         ] {
             assert_eq!(is_query_stop_any_case(w), stop, "{w:?}");
+        }
+    }
+
+    /// The shape-table look-ups of the irregular forms and conflated stems find what a scan
+    /// of their lists finds: every entry, and nothing for a word one letter off, longer,
+    /// capitalized, empty or not ASCII.
+    #[test]
+    fn shape_lookups_equal_list_scans() {
+        let scan = |list: &[(&str, &'static str)], w: &str| {
+            list.iter().find(|(k, _)| *k == w).map(|(_, v)| *v)
+        };
+        let mut words: Vec<String> = ["", "a", "é", "数据", "zzzzzzzzzzzzzzzzz", "Sent", "SENT"]
+            .map(str::to_owned)
+            .to_vec();
+        for (k, _) in IRREGULAR.iter().chain(CONFLATE) {
+            words.push(k.to_string());
+            words.push(format!("{k}s"));
+            words.push(k.to_ascii_uppercase());
+            let mut off = k.to_string();
+            let last = off.pop().unwrap();
+            off.push(if last == 'z' {
+                'a'
+            } else {
+                (last as u8 + 1) as char
+            });
+            words.push(off);
+        }
+        for w in &words {
+            assert_eq!(irregular(w), scan(IRREGULAR, w), "{w:?}");
+            // Words the trailing-`i` rule leaves alone: the table maps exactly the listed stems.
+            let conflated = conflate(Cow::Borrowed(w.as_str()));
+            if !(w.len() > 4 && w.ends_with('i')) {
+                let want = scan(CONFLATE, w).unwrap_or(w.as_str());
+                assert_eq!(conflated, want, "{w:?}");
+            }
         }
     }
 
