@@ -23,6 +23,13 @@ pub fn name_key(s: &str) -> String {
 
 /// A word without the quotes and punctuation around it (what [`name_key`] keys).
 pub(super) fn name_trim(s: &str) -> &str {
+    // A word whose end bytes are kept ASCII characters (the test below, for ASCII) has
+    // nothing to trim: most words are settled on two bytes, the rest by the character test.
+    let keep = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
+    let b = s.as_bytes();
+    if b.first().is_some_and(keep) && b.last().is_some_and(keep) {
+        return s;
+    }
     s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
 }
 
@@ -106,5 +113,39 @@ impl EnhancedIndex {
             }
         }
         tiers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A word with kept ASCII characters at both ends comes back whole; any other is trimmed by
+    /// the character test, with the same result as the character test on every word.
+    #[test]
+    fn name_trim_table() {
+        fn by_chars(s: &str) -> &str {
+            s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        }
+        for (word, want) in [
+            ("plain", "plain"),
+            ("'quoted'", "quoted"),
+            ("(x)", "x"),
+            ("-lead-", "-lead-"),
+            ("_x_", "_x_"),
+            ("a.", "a"),
+            (".a", "a"),
+            ("\"Daily", "Daily"),
+            ("café", "café"),
+            ("écru", "écru"),
+            ("«数据»", "数据"),
+            ("...", ""),
+            ("", ""),
+            ("a", "a"),
+            ("!", ""),
+        ] {
+            assert_eq!(name_trim(word), want, "{word:?}");
+            assert_eq!(name_trim(word), by_chars(word), "{word:?}");
+        }
     }
 }
