@@ -145,14 +145,9 @@ pub fn bound_indices_but_spaces(text: &str) -> impl Iterator<Item = (usize, &str
 /// segment (all but letters, digits and `_`) are stepped over instead of being made into
 /// segments.
 pub fn word_segments(text: &str) -> WordSegments<'_> {
-    if text.is_ascii() {
-        WordSegments::Ascii(AsciiBounds {
-            text,
-            bytes: text.as_bytes(),
-            pos: 0,
-        })
-    } else {
-        WordSegments::Unicode(text.split_word_bound_indices())
+    match word_bound_indices(text) {
+        WordBounds::Ascii(a) => WordSegments::Ascii(a),
+        WordBounds::Unicode(u) => WordSegments::Unicode(u),
     }
 }
 
