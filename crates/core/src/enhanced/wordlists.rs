@@ -88,6 +88,17 @@ const fn note_shape<const K: usize>(table: &mut ShapeTable<K>, word: &str, i: us
     slot[k] = i as u8 + 1;
 }
 
+/// A shape table of the first words of a list of pairs (see [`note_shape`]).
+const fn keys_by_shape<const K: usize>(list: &[(&str, &str)]) -> ShapeTable<K> {
+    let mut t = [[0; K]; 26 * SHAPE_LEN];
+    let mut i = 0;
+    while i < list.len() {
+        note_shape(&mut t, list[i].0, i);
+        i += 1;
+    }
+    t
+}
+
 /// The indices (in its list) of a shape table's words of the shape of `word`, whose first
 /// letter may be of either case; none for a word that starts with no ASCII letter or is too
 /// long for the table.
@@ -187,15 +198,7 @@ const IRREGULAR: &[(&str, &str)] = &[
 ];
 
 /// [`IRREGULAR`]'s forms by shape.
-static IRREGULAR_BY_SHAPE: ShapeTable<3> = {
-    let mut t = [[0; 3]; 26 * SHAPE_LEN];
-    let mut i = 0;
-    while i < IRREGULAR.len() {
-        note_shape(&mut t, IRREGULAR[i].0, i);
-        i += 1;
-    }
-    t
-};
+static IRREGULAR_BY_SHAPE: ShapeTable<3> = keys_by_shape(IRREGULAR);
 
 /// The stem of an irregular verb form, if it is one.
 pub fn irregular(word: &str) -> Option<&'static str> {
@@ -223,15 +226,7 @@ const CONFLATE: &[(&str, &str)] = &[
 ];
 
 /// [`CONFLATE`]'s stems by shape.
-static CONFLATE_BY_SHAPE: ShapeTable<2> = {
-    let mut t = [[0; 2]; 26 * SHAPE_LEN];
-    let mut i = 0;
-    while i < CONFLATE.len() {
-        note_shape(&mut t, CONFLATE[i].0, i);
-        i += 1;
-    }
-    t
-};
+static CONFLATE_BY_SHAPE: ShapeTable<2> = keys_by_shape(CONFLATE);
 
 /// Stage 4b: bring a stem's derivational variants together. Snowball turns `modify` into
 /// `modifi` but `modification` into `modif` (also `notify` / `notification`, `verify` /
@@ -431,14 +426,7 @@ mod tests {
             words.push(k.to_string());
             words.push(format!("{k}s"));
             words.push(k.to_ascii_uppercase());
-            let mut off = k.to_string();
-            let last = off.pop().unwrap();
-            off.push(if last == 'z' {
-                'a'
-            } else {
-                (last as u8 + 1) as char
-            });
-            words.push(off);
+            words.push(last_letter_off(k));
         }
         for w in &words {
             assert_eq!(irregular(w), scan(IRREGULAR, w), "{w:?}");
@@ -449,6 +437,18 @@ mod tests {
                 assert_eq!(conflated, want, "{w:?}");
             }
         }
+    }
+
+    /// `word` with its last letter changed to the next one (`z` to `a`).
+    fn last_letter_off(word: &str) -> String {
+        let mut off = word.to_string();
+        let last = off.pop().unwrap();
+        off.push(if last == 'z' {
+            'a'
+        } else {
+            (last as u8 + 1) as char
+        });
+        off
     }
 
     /// The shape table finds every entry in any case, and nothing one letter off.
@@ -470,13 +470,7 @@ mod tests {
             for form in [w.to_string(), upper, mixed] {
                 assert!(is_query_stop_any_case(&form), "{form:?}");
             }
-            let mut off = w.to_string();
-            let last = off.pop().unwrap();
-            off.push(if last == 'z' {
-                'a'
-            } else {
-                (last as u8 + 1) as char
-            });
+            let off = last_letter_off(w);
             assert_eq!(is_query_stop_any_case(&off), is_query_stop(&off), "{off:?}");
             let longer = format!("{w}s");
             assert_eq!(
