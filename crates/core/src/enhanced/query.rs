@@ -344,7 +344,7 @@ impl EnhancedIndex {
 /// per process and kept (a few kilobytes), so a synonym term's origin costs no new string; any
 /// other word's label is made as it is asked for.
 fn synonym_origin(word: &str) -> Cow<'static, str> {
-    static LABELS: OnceLock<FxHashMap<String, &'static str>> = OnceLock::new();
+    static LABELS: OnceLock<FxHashMap<String, String>> = OnceLock::new();
     let labels = LABELS.get_or_init(|| {
         let analyzer = analyze::Analyzer::default();
         analyze::SYNONYMS
@@ -353,13 +353,13 @@ fn synonym_origin(word: &str) -> Cow<'static, str> {
             .map(|w| analyzer.stem_word(w))
             .filter(|stem| !stem.is_empty())
             .map(|stem| {
-                let label: &'static str = Box::leak(format!("synonym:{stem}").into_boxed_str());
+                let label = format!("synonym:{stem}");
                 (stem, label)
             })
             .collect()
     });
     match labels.get(word) {
-        Some(&label) => Cow::Borrowed(label),
+        Some(label) => Cow::Borrowed(label.as_str()),
         None => Cow::Owned(format!("synonym:{word}")),
     }
 }
