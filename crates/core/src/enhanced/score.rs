@@ -201,12 +201,8 @@ impl EnhancedIndex {
         s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         let mut cache = self.tf_cache.borrow_mut();
-        // Each term's share of the mass a tool that has it covers (for the abstain rule).
-        let mut masses: Vec<(u32, f64)> = Vec::with_capacity(terms.len());
-        for &(id, w, _, covers) in &terms {
-            let tw = self.term_weights(id, w);
-            masses.push((id, if covers { tw.idf } else { 0.0 }));
-            self.accumulate(s, &mut cache, &tw);
+        for &(id, w, ..) in &terms {
+            self.accumulate(s, &mut cache, &self.term_weights(id, w));
         }
         drop(cache);
         let tiers = self.tiers(q);
@@ -276,7 +272,7 @@ impl EnhancedIndex {
         if tiers.is_empty() && q.servers.is_empty() {
             let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
             if conf < p.abstain_confidence {
-                let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&masses, slot));
+                let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&terms, slot));
                 if best_cov / self.query_mass(q).max(1e-9) < p.abstain_coverage {
                     return true;
                 }
@@ -285,13 +281,13 @@ impl EnhancedIndex {
         false
     }
 
-    /// The request's mass a tool covers: the shares (`(term id, share)`, in the order the
-    /// scoring pass reads the terms) of the terms it has, added in that order.
-    fn covered_mass(&self, masses: &[(u32, f64)], slot: u32) -> f64 {
+    /// The request's mass a tool covers: the weighted IDF of each term it has that covers
+    /// mass (`terms` as the scoring pass reads them), added in that order.
+    fn covered_mass(&self, terms: &[(u32, f64, bool, bool)], slot: u32) -> f64 {
         let mut mass = 0.0;
-        for &(id, share) in masses {
-            if self.store.posting(id, slot).is_some() {
-                mass += share;
+        for &(id, w, _, covers) in terms {
+            if covers && self.store.posting(id, slot).is_some() {
+                mass += self.term_weights(id, w).idf;
             }
         }
         mass
