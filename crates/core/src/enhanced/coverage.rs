@@ -69,47 +69,49 @@ impl EnhancedIndex {
         // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
         const POOL: usize = 20;
         let lambda = self.params.clause_weight;
-        let pool = POOL;
-        // The pool: the best whole-request candidates plus each clause's best few.
-        // Clause tops are marked in a bit set over the slots (one test per hit below).
-        let mut extra = vec![0u64; self.store.docs.len().div_ceil(64)];
-        for ts in clause_terms {
-            for slot in self.top_raw(ts, 3) {
-                extra[slot as usize / 64] |= 1 << (slot % 64);
-            }
-        }
-        let is_extra = |slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
-        let mut best = if hits.len() <= pool {
+        // The pool's head: the best whole-request candidates, in rank order.
+        let mut pool = if hits.len() <= POOL {
             let mut all = hits.clone();
             all.sort_unstable_by(rank_order);
             all
         } else {
-            best_k(hits.iter().copied(), pool)
+            best_k(hits.iter().copied(), POOL)
         };
-        // Hits ranked after the best `pool`: the clause tops among them join the pool, the
-        // others follow it. (The few clause tops are found by the bit set first.)
-        let last = best.last().copied();
+        let head = pool.len();
+        // Each clause's scores of the head's tools (read off the clause's own scoring pass),
+        // and its best few tools, marked in a bit set over the slots (one test per hit below).
+        let mut extra = vec![0u64; self.store.docs.len().div_ceil(64)];
+        let mut r: Vec<Vec<f64>> = clause_terms
+            .iter()
+            .map(|ts| {
+                let (row, top) = self.clause_scores(ts, &pool, 3);
+                for slot in top {
+                    extra[slot as usize / 64] |= 1 << (slot % 64);
+                }
+                row
+            })
+            .collect();
+        let is_extra = |slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
+        // Hits ranked after the head: the clause tops among them join the pool (after the
+        // head, in rank order), the others follow it.
+        let last = pool.last().copied();
         let beyond = |h: &Hit| last.is_none_or(|l| rank_order(h, &l).is_gt());
-        best.extend(hits.iter().filter(|h| is_extra(h.slot) && beyond(h)));
-        best.sort_unstable_by(rank_order);
+        pool.extend(hits.iter().filter(|h| is_extra(h.slot) && beyond(h)));
+        pool[head..].sort_unstable_by(rank_order);
         let rest = || {
             hits.iter()
                 .copied()
                 .filter(|h| beyond(h) && !is_extra(h.slot))
         };
-        let hits = best;
-        let n = hits.len();
-        let mut r: Vec<Vec<f64>> = Vec::with_capacity(clause_terms.len());
-        let cache = self.tf_cache.borrow();
-        for terms in clause_terms {
-            // Each term's score in a slot: from its kept pseudo-frequencies, or computed.
-            let scorers: Vec<(TermWeights, Option<&[f64]>)> = terms
-                .iter()
-                .map(|&(id, w)| (self.term_weights(id, w), cache.get(id)))
-                .collect();
-            let mut row: Vec<f64> = hits
-                .iter()
-                .map(|h| {
+        // The few tops that joined: their clause scores term by term.
+        {
+            let cache = self.tf_cache.borrow();
+            for (row, terms) in r.iter_mut().zip(clause_terms) {
+                let scorers: Vec<(TermWeights, Option<&[f64]>)> = terms
+                    .iter()
+                    .map(|&(id, w)| (self.term_weights(id, w), cache.get(id)))
+                    .collect();
+                row.extend(pool[head..].iter().map(|h| {
                     scorers
                         .iter()
                         .filter_map(|(tw, tfs)| {
@@ -117,15 +119,21 @@ impl EnhancedIndex {
                             let at = postings.binary_search_by_key(&h.slot, |&(s, _)| s).ok()?;
                             Some(self.contribution_at(tw, *tfs, at))
                         })
-                        .sum()
-                })
-                .collect();
+                        .sum::<f64>()
+                }));
+            }
+        }
+        // Each clause's scores over the best such score; a clause no candidate scores on
+        // counts for nothing.
+        r.retain_mut(|row| {
             let max = row.iter().copied().fold(0.0f64, f64::max);
             if max > 0.0 {
                 row.iter_mut().for_each(|x| *x /= max);
-                r.push(row);
             }
-        }
+            max > 0.0
+        });
+        let hits = pool;
+        let n = hits.len();
         if r.len() < 2 {
             let mut all = hits;
             all.extend(rest());
@@ -182,9 +190,10 @@ impl EnhancedIndex {
         out
     }
 
-    /// The `k` slots with the highest BM25F score for these terms (no filters). A term with
-    /// kept pseudo-frequencies (see `TfCache`) is scored from them (the same values).
-    pub(super) fn top_raw(&self, terms: &[(u32, f64)], k: usize) -> Vec<u32> {
+    /// A clause's BM25F score (its terms, no filters) of each tool of `head`, and the `k`
+    /// tools with the highest such score. A term with kept pseudo-frequencies (see `TfCache`)
+    /// is scored from them (the same values).
+    fn clause_scores(&self, terms: &[(u32, f64)], head: &[Hit], k: usize) -> (Vec<f64>, Vec<u32>) {
         let mut cache = self.tf_cache.borrow_mut();
         if let [(id, w)] = *terms {
             // One term: its own contributions are the scores (no accumulator needed).
@@ -198,7 +207,15 @@ impl EnhancedIndex {
                 }),
                 k,
             );
-            return top.into_iter().map(|h| h.slot).collect();
+            let row = head
+                .iter()
+                .map(|h| {
+                    postings
+                        .binary_search_by_key(&h.slot, |&(s, _)| s)
+                        .map_or(0.0, |at| self.contribution_at(&tw, tfs, at))
+                })
+                .collect();
+            return (row, top.into_iter().map(|h| h.slot).collect());
         }
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
@@ -206,10 +223,91 @@ impl EnhancedIndex {
         for &(id, w) in terms {
             self.accumulate(s, &mut cache, &self.term_weights(id, w));
         }
+        let row = head
+            .iter()
+            .map(|h| s.get(h.slot).map_or(0.0, |c| c.0))
+            .collect();
         let touched = s
             .touched()
             .iter()
             .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }));
-        best_k(touched, k).into_iter().map(|h| h.slot).collect()
+        (
+            row,
+            best_k(touched, k).into_iter().map(|h| h.slot).collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::enhanced::Params;
+    use crate::ToolDoc;
+
+    /// A clause's score of a slot, worked out term by term from the postings (an empty sum
+    /// as 0, not −0).
+    fn direct(i: &EnhancedIndex, terms: &[(u32, f64)], slot: u32) -> f64 {
+        0.0 + terms
+            .iter()
+            .filter_map(|&(id, w)| {
+                let tw = i.term_weights(id, w);
+                let (_, tfs) = i.store.postings[id as usize]
+                    .iter()
+                    .find(|(s, _)| *s == slot)?;
+                Some(i.term_score(&tw, slot, tfs))
+            })
+            .sum::<f64>()
+    }
+
+    /// The head's clause scores equal the term-by-term sums (to the bit), and the clause's
+    /// best tools are the first of every slot in rank order, whether its terms' frequencies
+    /// are kept (long lists) or not, for one term and for several.
+    #[test]
+    fn clause_scores_equal_the_direct_sums() {
+        let tools: Vec<ToolDoc> = (0..60)
+            .map(|i| ToolDoc {
+                name: format!("tool_{i}"),
+                description: format!(
+                    "{} file {}{}",
+                    ["read", "write", "list"][i % 3],
+                    "data ".repeat(i % 4),
+                    if i % 9 == 0 { "archive rare" } else { "" }
+                ),
+                ..ToolDoc::default()
+            })
+            .collect();
+        let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let id = |t: &str| i.store.term_id(t).unwrap();
+        let slots = i.store.docs.len() as u32;
+        let head: Vec<Hit> = (0..slots)
+            .step_by(3)
+            .map(|slot| Hit { slot, score: 0.0 })
+            .collect();
+        let clauses: Vec<Vec<(u32, f64)>> = vec![
+            vec![(id("file"), 1.0)],
+            vec![(id("rare"), 0.5)],
+            vec![(id("data"), 1.0), (id("archiv"), 0.7), (id("read"), 1.0)],
+            vec![(id("rare"), 1.0), (id("list"), 0.3)],
+        ];
+        for terms in &clauses {
+            // Twice: the second time, the long lists' frequencies are kept.
+            for _ in 0..2 {
+                let (row, top) = i.clause_scores(terms, &head, 3);
+                let want: Vec<u64> = head
+                    .iter()
+                    .map(|h| direct(&i, terms, h.slot).to_bits())
+                    .collect();
+                let got: Vec<u64> = row.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(got, want, "{terms:?}");
+                let all = (0..slots)
+                    .map(|slot| Hit {
+                        slot,
+                        score: direct(&i, terms, slot),
+                    })
+                    .filter(|h| h.score > 0.0);
+                let best: Vec<u32> = best_k(all, 3).into_iter().map(|h| h.slot).collect();
+                assert_eq!(top, best, "{terms:?}");
+            }
+        }
     }
 }
