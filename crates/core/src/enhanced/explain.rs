@@ -53,7 +53,7 @@ impl EnhancedIndex {
                 })
                 .collect();
             terms.push(TermExplain {
-                term: t.term.clone(),
+                term: t.term.to_string(),
                 origin: t.origin.to_string(),
                 idf: self.idf(id),
                 fields,

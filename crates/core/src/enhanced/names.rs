@@ -1,6 +1,7 @@
 //! Name matching: the keys a tool can be named by (full name, leaf, compacted leaf) and
 //! the tier a query's raw tokens give each tool they name.
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{EnhancedIndex, ParsedQuery};
@@ -18,7 +19,7 @@ pub(super) const COMPACT_MARK: char = '\u{1}';
 
 /// Lowercase, `-` → `_`, quotes and surrounding punctuation trimmed.
 pub fn name_key(s: &str) -> String {
-    trimmed_key(name_trim(s))
+    trimmed_key(name_trim(s)).into_string()
 }
 
 /// A word without the quotes and punctuation around it (what [`name_key`] keys).
@@ -33,19 +34,16 @@ pub(super) fn name_trim(s: &str) -> &str {
     s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
 }
 
-/// [`name_key`] of a word [`name_trim`] has already trimmed.
-pub(super) fn trimmed_key(t: &str) -> String {
-    if t.is_ascii() {
-        // One copy lowercased in place (a second only for a word with a hyphen); the same
-        // as below for ASCII.
-        let mut key = t.to_owned();
-        key.make_ascii_lowercase();
-        if key.contains('-') {
-            key = key.replace('-', "_");
-        }
+/// [`name_key`] of a word [`name_trim`] has already trimmed (kept inline, with no allocation,
+/// when short, as most words of a request are).
+pub(super) fn trimmed_key(t: &str) -> CompactString {
+    if t.is_ascii() && !t.contains('-') {
+        // One copy, lowercased in place: the same as below for ASCII without a hyphen.
+        let mut key = CompactString::from(t);
+        key.as_mut_str().make_ascii_lowercase();
         return key;
     }
-    t.to_lowercase().replace('-', "_")
+    CompactString::from(t.to_lowercase().replace('-', "_"))
 }
 
 pub(super) fn compact(s: &str) -> String {

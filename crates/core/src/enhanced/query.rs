@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analyze;
@@ -16,7 +17,7 @@ use super::EnhancedIndex;
 /// A term of an analysed query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueryTerm {
-    pub term: String,
+    pub term: CompactString,
     pub weight: f64,
     /// Why it is in the query: `"query"`, `"synonym:<word>"`, `"typo:<original>"`,
     /// `"lexicon"` or `"unigram"` (a single CJK character of the request).
@@ -38,7 +39,7 @@ pub struct ParsedQuery {
     pub terms: Vec<QueryTerm>,
     /// Normalized raw tokens, for name matching, with whether each looked like an identifier
     /// (`snake_case`, `kebab-case`, `CamelCase`) or was the whole query.
-    pub raw: Vec<String>,
+    pub raw: Vec<CompactString>,
     pub raw_ident: Vec<bool>,
     /// `server:` / `+server` filters (compacted server keys).
     pub servers: Vec<String>,
@@ -90,7 +91,7 @@ impl EnhancedIndex {
             }
             seen.note(&term, q.terms.len());
             q.terms.push(QueryTerm {
-                term: term.into_owned(),
+                term: CompactString::from(term),
                 weight,
                 origin: origin(),
                 required,
@@ -198,7 +199,7 @@ impl EnhancedIndex {
                 .iter()
                 .filter(|t| t.origin == "query" && t.weight >= 1.0)
                 .filter_map(|t| {
-                    let (word, syn) = self.synonyms.get_key_value(&t.term)?;
+                    let (word, syn) = self.synonyms.get_key_value(t.term.as_str())?;
                     Some((word.as_str(), syn))
                 })
                 .collect();
@@ -242,7 +243,7 @@ impl EnhancedIndex {
                     .term_id(&t.term)
                     .is_none_or(|id| self.store.postings[id as usize].is_empty())
             })
-            .map(|t| t.term.clone())
+            .map(|t| t.term.to_string())
             .collect();
         for u in unknown {
             if !memo.typos.contains_key(&u) {
@@ -386,7 +387,7 @@ impl TermPositions {
         let map: FxHashMap<String, usize> = terms
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.term.clone(), i))
+            .map(|(i, t)| (t.term.to_string(), i))
             .collect();
         let found = map.get(term).copied();
         self.map = Some(map);
