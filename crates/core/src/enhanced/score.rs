@@ -152,6 +152,19 @@ impl EnhancedIndex {
         !self.generic.is_empty() && self.generic.contains(&*self.store.term_text[id as usize])
     }
 
+    /// Evidence below which a tool's tier-0 score ([`EnhancedIndex::confidence_of`]) stands
+    /// below `floor` for certain: the inverse of the confidence at `floor` less the largest
+    /// tie-break (1e-9) and a margin far above rounding; −∞ when nothing can be ruled out.
+    fn least_kept_evidence(&self, floor: f64, max_idf: f64) -> f64 {
+        let c = floor - 2e-9;
+        if c.is_nan() || c <= 0.0 || c >= 0.999_999 {
+            return f64::NEG_INFINITY;
+        }
+        let scale = self.params.confidence_scale.max(1e-9);
+        let e = scale * c / (1.0 - c);
+        e * max_idf * (1.0 - 1e-9)
+    }
+
     /// Evidence → confidence, with a tie-break below any real difference: of two tools
     /// with the same evidence, the one with fewer words (the more specific) first.
     pub(super) fn confidence_of(&self, raw: f64, max_idf: f64, slot: u32) -> f64 {
@@ -224,35 +237,54 @@ impl EnhancedIndex {
         let mut best_raw = 0.0f64;
         let mut best_slot: Option<u32> = None;
         let mut best_score = f64::NEG_INFINITY;
-        // A touched tool that passes the filters, at its name tier: its hit, and the best
-        // tool's evidence so far. The filters and tiers are looked at only when the request
-        // has some (most have none).
-        let mut visit = |slot: u32, tier: f64| {
-            let Some(&Cell(score, _)) = s.get(slot) else {
-                return;
-            };
+        // A touched tool that passes the filters, at its name tier, with its evidence: is it
+        // the best tool so far (what the abstain rules look at)?
+        let mut note = |slot: u32, tier: f64, score: f64| {
             if tier * 1e6 + score > best_score {
                 best_score = tier * 1e6 + score;
                 best_raw = score;
                 best_slot = Some(slot);
             }
-            hits.push(Hit {
-                slot,
-                score: tier + self.confidence_of(score, max_idf, slot),
-            });
+        };
+        // Its hit. The filters and tiers are looked at only when the request has some (most
+        // have none).
+        let hit = |slot: u32, tier: f64, score: f64| Hit {
+            slot,
+            score: tier + self.confidence_of(score, max_idf, slot),
         };
         if required_missing {
             // A required word no tool has: nothing matches.
         } else if q.servers.is_empty() && required.is_empty() && tiers.is_empty() {
-            // The usual request (no filter, no name): every touched tool, at tier 0.
-            s.touched().iter().for_each(|&slot| visit(slot, 0.0));
+            // The usual request (no filter, no name): every touched tool, at tier 0. A tool
+            // whose evidence is below what the sink's floor asks for is only a candidate for
+            // the best: its hit would not be kept.
+            let mut floor = f64::NEG_INFINITY;
+            let mut least = f64::NEG_INFINITY;
+            for &slot in s.touched() {
+                let Some(&Cell(score, _)) = s.get(slot) else {
+                    continue;
+                };
+                note(slot, 0.0, score);
+                if score < least {
+                    continue;
+                }
+                hits.push(hit(slot, 0.0, score));
+                if hits.floor() != floor {
+                    floor = hits.floor();
+                    least = self.least_kept_evidence(floor, max_idf);
+                }
+            }
         } else {
             for &slot in s.touched() {
                 if !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
                     continue;
                 }
-                let tier = tiers.get(&slot).copied().unwrap_or(0);
-                visit(slot, f64::from(tier));
+                let Some(&Cell(score, _)) = s.get(slot) else {
+                    continue;
+                };
+                let tier = f64::from(tiers.get(&slot).copied().unwrap_or(0));
+                note(slot, tier, score);
+                hits.push(hit(slot, tier, score));
             }
         }
         for (&slot, &tier) in &tiers {
@@ -362,4 +394,52 @@ pub(super) fn weighted_tf(
         .filter(|((_, tf), _)| **tf > 0)
         .map(|((w, tf), n)| w * f64::from(*tf) * n)
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::enhanced::Params;
+    use crate::ToolDoc;
+    use proptest::prelude::*;
+
+    fn index_with_scale(scale: f64) -> EnhancedIndex {
+        let tools = vec![ToolDoc {
+            name: "one_tool".into(),
+            description: "a tool".into(),
+            ..ToolDoc::default()
+        }];
+        let params = Params {
+            confidence_scale: scale,
+            ..Params::default()
+        };
+        EnhancedIndex::build(tools, params, 512).unwrap()
+    }
+
+    proptest! {
+        /// Evidence below the least kept evidence for a floor gives a tier-0 score below that
+        /// floor, whatever the tie-break (up to its largest, 1e-9); evidence at or above it is
+        /// looked at. Floors near 0 and near the cap rule nothing out.
+        #[test]
+        fn evidence_below_the_least_kept_scores_below_the_floor(
+            floor in prop_oneof![0.0f64..1.0, Just(1e-9), Just(3e-9), Just(0.999_999), Just(0.999_998_5)],
+            scale in prop_oneof![0.01f64..20.0, Just(1.0)],
+            max_idf in 0.01f64..50.0,
+            below in 0.0f64..1.0,
+        ) {
+            let i = index_with_scale(scale);
+            let least = i.least_kept_evidence(floor, max_idf);
+            if least == f64::NEG_INFINITY {
+                return Ok(());
+            }
+            prop_assert!(least > 0.0);
+            // Evidence from 0 up to just under the least kept.
+            for raw in [below * least, least * (1.0 - 1e-15), least - least * f64::EPSILON] {
+                if raw < least {
+                    let c = confidence(raw / max_idf, scale);
+                    prop_assert!((c + 1e-9).min(0.999_999) < floor, "{raw} {least} {c} {floor}");
+                }
+            }
+        }
+    }
 }
