@@ -3,9 +3,32 @@
 
 use rustc_hash::FxHashMap;
 
-use super::score::TermWeights;
+use super::score::{Pass, TermWeights};
 use super::{EnhancedIndex, ParsedQuery};
-use crate::collector::{best_k, rank_order, Hit};
+use crate::collector::{best_k, rank_order, Hit, TopK};
+
+/// The pool of a multi-step request: its best candidates, a number that does not depend on
+/// `limit`, so a shorter list is a prefix of a longer.
+const POOL: usize = 20;
+
+/// What follows the picks of a multi-step request: nothing, or the tools outside the pool
+/// (as they are, or at most the last pick's score).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tail {
+    None,
+    AsIs,
+    Capped(f64),
+}
+
+/// The picks over a multi-step request's pool.
+struct Picked {
+    out: Vec<Hit>,
+    tail: Tail,
+    /// How many tools the pool had (the head and the clause tops that joined it).
+    pool: usize,
+    /// The clause tops' bits by slot (kept when the tail is needed).
+    extra: Vec<u64>,
+}
 
 impl EnhancedIndex {
     /// Each clause's known terms `(id, weight)`, without those other clauses share (the
@@ -49,6 +72,75 @@ impl EnhancedIndex {
             .collect()
     }
 
+    /// A multi-step request's hits, picked for clause coverage ([`EnhancedIndex::cover_clauses`]);
+    /// empty when it abstains. A request with no filter and no name (the usual one) is scored
+    /// into a top-k of the pool's head, its clause tops' hits read off the scratch; the tools
+    /// outside the pool are scored only when the picks need them after the pool.
+    pub(super) fn search_steps(
+        &self,
+        q: &ParsedQuery,
+        clause_terms: &[Vec<(u32, f64)>],
+        limit: usize,
+        min_score: f64,
+    ) -> Vec<Hit> {
+        let tiers = self.tiers(q);
+        let may_be_plain =
+            q.servers.is_empty() && tiers.is_empty() && !q.terms.iter().any(|t| t.required);
+        let mut top = TopK::new(POOL);
+        let pass = if may_be_plain {
+            self.score_into(q, &tiers, &mut top)
+        } else {
+            Pass {
+                abstains: false,
+                plain: false,
+            }
+        };
+        if pass.abstains {
+            return Vec::new();
+        }
+        if pass.plain {
+            let head = top.into_vec();
+            if head.is_empty() {
+                return head;
+            }
+            // The tools the pass touched: each a hit at tier 0 (the clause scores below use a
+            // scratch of their own, so the pass's evidence stays).
+            let touched = self.scratch.borrow().touched().len();
+            let extras = |extra: &[u64]| self.plain_hits(extra);
+            let picked = self.pick_steps(head, extras, clause_terms, limit, min_score);
+            // Hits outside the pool: every touched tool but those in it.
+            if picked.tail == Tail::None || touched == picked.pool {
+                return picked.out;
+            }
+        }
+        // Filters or names (or the tools outside the pool wanted): every hit.
+        let mut hits = Vec::new();
+        if self.score_into(q, &tiers, &mut hits).abstains {
+            return Vec::new();
+        }
+        self.cover_clauses(hits, clause_terms, limit, min_score)
+    }
+
+    /// The hits of the slots whose bits are set (`slot / 64`, bit `slot % 64`) among the tools
+    /// the last plain scoring pass touched ([`Pass::plain`]), from the evidence it left in the
+    /// scratch: the hits that pass gave them.
+    fn plain_hits(&self, bits: &[u64]) -> Vec<Hit> {
+        let max_idf = self.idf_unknown();
+        let s = self.scratch.borrow();
+        let mut hits = Vec::new();
+        for (i, &word) in bits.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                let slot = i as u32 * 64 + b.trailing_zeros();
+                b &= b - 1;
+                if let Some(c) = s.get(slot) {
+                    hits.push(self.hit_of(slot, 0.0, c.0, max_idf));
+                }
+            }
+        }
+        hits
+    }
+
     /// Greedy per-clause coverage over the best candidates: each pick maximizes
     /// `tier + (1 − λ) c + λ Σ_i P(i) · r_i(t) · uncovered_i` (xQuAD), where `c` is the whole-request
     /// confidence, `r_i(t)` the tool's score on clause `i` over the best such score,
@@ -66,20 +158,64 @@ impl EnhancedIndex {
         limit: usize,
         min_score: f64,
     ) -> Vec<Hit> {
-        // A pool that does not depend on `limit`, so a shorter list is a prefix of a longer.
-        const POOL: usize = 20;
+        if hits.is_empty() {
+            return hits;
+        }
         let lambda = self.params.clause_weight;
         // The pool's head: the best whole-request candidates, in rank order.
-        let mut pool = if hits.len() <= POOL {
+        let head = if hits.len() <= POOL {
             let mut all = hits.clone();
             all.sort_unstable_by(rank_order);
             all
         } else {
             best_k(hits.iter().copied(), POOL)
         };
+        let last = head.last().copied();
+        // The clause tops among the hits (found by their bits, one test a hit).
+        let is_extra =
+            |extra: &[u64], slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
+        let extras = |extra: &[u64]| {
+            hits.iter()
+                .copied()
+                .filter(|h| is_extra(extra, h.slot))
+                .collect()
+        };
+        let mut picked = self.pick_steps(head, extras, clause_terms, limit, min_score);
+        let beyond = |h: &Hit| last.is_none_or(|l| rank_order(h, &l).is_gt());
+        let rest = hits
+            .iter()
+            .filter(|h| beyond(h) && !is_extra(&picked.extra, h.slot));
+        match picked.tail {
+            Tail::None => {}
+            Tail::AsIs => picked.out.extend(rest),
+            Tail::Capped(last) => picked.out.extend(rest.map(|h| {
+                let tier = h.score.floor();
+                let v = tier + (1.0 - lambda) * (h.score - tier);
+                Hit {
+                    slot: h.slot,
+                    score: v.min(last),
+                }
+            })),
+        }
+        picked.out
+    }
+
+    /// The picks of [`EnhancedIndex::cover_clauses`] over a pool: `head` (the best
+    /// candidates, in rank order) and the clause tops ranked after it, which `extras` gives
+    /// (the hits of the slots whose bits are set, in any order).
+    fn pick_steps(
+        &self,
+        head: Vec<Hit>,
+        extras: impl FnOnce(&[u64]) -> Vec<Hit>,
+        clause_terms: &[Vec<(u32, f64)>],
+        limit: usize,
+        min_score: f64,
+    ) -> Picked {
+        let lambda = self.params.clause_weight;
+        let mut pool = head;
         let head = pool.len();
         // Each clause's scores of the head's tools (read off the clause's own scoring pass),
-        // and its best few tools, marked in a bit set over the slots (one test per hit below).
+        // and its best few tools, marked in a bit set over the slots.
         let mut extra = vec![0u64; self.store.docs.len().div_ceil(64)];
         let mut r: Vec<Vec<f64>> = clause_terms
             .iter()
@@ -91,18 +227,12 @@ impl EnhancedIndex {
                 row
             })
             .collect();
-        let is_extra = |slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
         // Hits ranked after the head: the clause tops among them join the pool (after the
         // head, in rank order), the others follow it.
         let last = pool.last().copied();
         let beyond = |h: &Hit| last.is_none_or(|l| rank_order(h, &l).is_gt());
-        pool.extend(hits.iter().filter(|h| is_extra(h.slot) && beyond(h)));
+        pool.extend(extras(&extra).into_iter().filter(beyond));
         pool[head..].sort_unstable_by(rank_order);
-        let rest = || {
-            hits.iter()
-                .copied()
-                .filter(|h| beyond(h) && !is_extra(h.slot))
-        };
         // The few tops that joined: their clause scores term by term.
         {
             let cache = self.tf_cache.borrow();
@@ -134,10 +264,16 @@ impl EnhancedIndex {
         });
         let hits = pool;
         let n = hits.len();
+        let done = |out: Vec<Hit>, tail: Tail| Picked {
+            out,
+            tail,
+            pool: n,
+            extra: Vec::new(),
+        };
         if r.len() < 2 {
-            let mut all = hits;
-            all.extend(rest());
-            return all;
+            let mut picked = done(hits, Tail::AsIs);
+            picked.extra = extra;
+            return picked;
         }
         let pi = 1.0 / r.len() as f64;
         let mut uncovered = vec![1.0f64; r.len()];
@@ -159,7 +295,7 @@ impl EnhancedIndex {
             // `limit`-th pick, neither it nor any tool outside the pool can reach the first
             // `limit` (ties included).
             if limit > 0 && out.len() >= limit && v < out[limit - 1].score {
-                return out;
+                return done(out, Tail::None);
             }
             taken[j] = true;
             for (i, u) in uncovered.iter_mut().enumerate() {
@@ -177,17 +313,11 @@ impl EnhancedIndex {
             .filter(|h| h.score > last && h.score >= min_score)
             .count();
         if decided >= limit {
-            return out;
+            return done(out, Tail::None);
         }
-        for h in rest() {
-            let tier = h.score.floor();
-            let v = tier + (1.0 - lambda) * (h.score - tier);
-            out.push(Hit {
-                slot: h.slot,
-                score: v.min(last),
-            });
-        }
-        out
+        let mut picked = done(out, Tail::Capped(last));
+        picked.extra = extra;
+        picked
     }
 
     /// A clause's BM25F score (its terms, no filters) of each tool of `head`, and the `k`
@@ -217,7 +347,8 @@ impl EnhancedIndex {
                 .collect();
             return (row, top.into_iter().map(|h| h.slot).collect());
         }
-        let mut guard = self.scratch.borrow_mut();
+        // A scratch of its own: the request's scoring pass may still be read from its scratch.
+        let mut guard = self.clause_scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
         for &(id, w) in terms {
@@ -257,6 +388,102 @@ mod tests {
                 Some(i.term_score(&tw, slot, tfs))
             })
             .sum::<f64>()
+    }
+
+    /// A catalog where many tools share the words of several steps.
+    fn steps_catalog() -> EnhancedIndex {
+        let verbs = ["create", "rename", "list", "delete", "send", "archive"];
+        let things = ["file", "folder", "message", "note", "event"];
+        let tools: Vec<ToolDoc> = (0..90)
+            .map(|i| ToolDoc {
+                name: format!("{}_{}_{i}", verbs[i % 6], things[i % 5]),
+                description: format!(
+                    "{} a {} {}",
+                    verbs[i % 6],
+                    things[(i / 6) % 5],
+                    "in the workspace ".repeat(i % 3)
+                ),
+                server: (i % 4 == 0).then(|| format!("srv{}", i % 8)),
+                ..ToolDoc::default()
+            })
+            .collect();
+        EnhancedIndex::build(tools, Params::default(), 512).unwrap()
+    }
+
+    /// A multi-step request's picks are the same, to the bit, whether its head comes from a
+    /// top-k pass (a plain request) or from every hit, at any limit and display threshold,
+    /// with or without names and filters, and when the tools after the pool are wanted.
+    #[test]
+    fn steps_from_the_top_k_equal_steps_from_every_hit() {
+        let i = steps_catalog();
+        let requests = [
+            "create a file, then rename the folder and list the messages",
+            "send a message then archive the note",
+            "delete the event. Finally, create a note in the workspace",
+            "list files then send_message_4 and delete the folder",
+            "create_file_0 then rename it",
+            "server:srv0 create a file then archive the event",
+            "+archive a note then send it",
+            "rename the zzzz then list the qqqq",
+            // A long first step: the second step's tools rank after the best twenty.
+            "create a file folder message note event in the workspace workspace, then archive",
+            "list every file folder message note in the workspace then delete",
+        ];
+        let bits = |h: &[Hit]| {
+            h.iter()
+                .map(|h| (h.slot, h.score.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let mut tails = 0;
+        for request in requests {
+            let q = i.parse_query(request);
+            let parts = i.clause_queries(request);
+            if parts.len() < 2 {
+                continue;
+            }
+            let terms = i.clause_terms(&parts);
+            for limit in [1, 3, 5, 10, 20, 25, 40, 200] {
+                for min_score in [0.0, 0.1, 0.5] {
+                    let got = i.search_steps(&q, &terms, limit, min_score);
+                    let want = i.cover_clauses(i.score(&q), &terms, limit, min_score);
+                    assert_eq!(bits(&got), bits(&want), "{request:?} {limit} {min_score}");
+                    tails += usize::from(got.len() > POOL + 3 * terms.len());
+                }
+            }
+        }
+        // Some lists ran past the pool (the tools outside it were wanted).
+        assert!(tails > 0);
+    }
+
+    /// After a plain pass into a top-k, every touched tool's hit read off the scratch is the
+    /// hit a pass collecting every hit gives it; no other slot has one.
+    #[test]
+    fn plain_hits_are_the_pass_hits() {
+        let i = steps_catalog();
+        let all = vec![u64::MAX; i.store.docs.len().div_ceil(64)];
+        for request in [
+            "create a file in the workspace",
+            "archive a note then send a message",
+            "rename the zzzz",
+        ] {
+            let q = i.parse_query(request);
+            let tiers = i.tiers(&q);
+            assert!(tiers.is_empty(), "{request}");
+            let mut every = Vec::new();
+            assert!(!i.score_into(&q, &tiers, &mut every).abstains);
+            let mut top = TopK::new(3);
+            let pass = i.score_into(&q, &tiers, &mut top);
+            assert!(pass.plain, "{request}");
+            let mut got = i.plain_hits(&all);
+            got.sort_unstable_by(rank_order);
+            every.sort_unstable_by(rank_order);
+            let bits = |h: &[Hit]| {
+                h.iter()
+                    .map(|h| (h.slot, h.score.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got), bits(&every), "{request}");
+        }
     }
 
     /// The head's clause scores equal the term-by-term sums (to the bit), and the clause's

@@ -81,6 +81,8 @@ pub struct EnhancedIndex {
     /// Per slot, the tie-break added to a confidence: `1e-9 / (1 + the tool's word count)`.
     ties: Vec<f64>,
     scratch: RefCell<Scratch>,
+    /// The scratch of a multi-step request's clause scores (read beside the request's own).
+    clause_scratch: RefCell<Scratch>,
     /// Pseudo-frequencies of the terms requests score, kept until the tools change.
     tf_cache: RefCell<score::TfCache>,
     /// Words requests have had, with their tokens (analysis is the same for every index, so
@@ -119,6 +121,7 @@ impl EnhancedIndex {
             norms: Vec::new(),
             ties: Vec::new(),
             scratch: RefCell::new(Scratch::default()),
+            clause_scratch: RefCell::new(Scratch::default()),
             tf_cache: RefCell::new(score::TfCache::default()),
             word_cache: RefCell::new(analyze::WordMemo::default()),
             typo_cache: RefCell::new(FxHashMap::default()),
@@ -295,7 +298,7 @@ impl EnhancedIndex {
             // One clause and a small limit: the best are kept while scoring instead of every
             // match collected and then selected.
             let mut top = TopK::new(upto);
-            if self.score_into(q, &mut top) {
+            if self.score_into(q, &self.tiers(q), &mut top).abstains {
                 return Vec::new();
             }
             top.into_vec()
@@ -303,12 +306,7 @@ impl EnhancedIndex {
             self.score(q)
         } else {
             let clause_terms = self.clause_terms(parts);
-            let hits = self.score(q);
-            if hits.is_empty() {
-                hits
-            } else {
-                self.cover_clauses(hits, &clause_terms, upto, min_score)
-            }
+            self.search_steps(q, &clause_terms, upto, min_score)
         };
         if self.crowd_abstains(q, &hits) {
             return Vec::new();
@@ -451,11 +449,13 @@ mod tests {
             .collect();
         let mut idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
         assert!(!idx.search("create file", 5, 0.0).is_empty());
+        assert!(!idx.search("create file then number 42", 5, 0.0).is_empty());
         assert!(idx.scratch.borrow().held() >= 12_000);
+        assert!(idx.clause_scratch.borrow().held() >= 12_000);
         let gone: Vec<String> = tools[100..].iter().map(|t| t.name.clone()).collect();
         idx.remove(&gone);
         let fresh = EnhancedIndex::build(tools[..100].to_vec(), Params::default(), 512).unwrap();
-        for q in ["create file", "number 42"] {
+        for q in ["create file", "number 42", "create file then number 42"] {
             let names = |i: &EnhancedIndex, hits: Vec<Hit>| {
                 hits.iter()
                     .map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits()))
@@ -467,9 +467,11 @@ mod tests {
                 "{q}"
             );
         }
-        let held = idx.scratch.borrow().held();
         let bound = 2 * idx.store.docs.len() + crate::collector::SCRATCH_SLACK + 1;
-        assert!(held <= bound, "{held} > {bound}");
+        for scratch in [&idx.scratch, &idx.clause_scratch] {
+            let held = scratch.borrow().held();
+            assert!(held <= bound, "{held} > {bound}");
+        }
     }
 
     /// The test catalog, in index order.

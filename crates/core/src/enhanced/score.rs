@@ -8,6 +8,16 @@ use super::params::{confidence, CROWD_RANK};
 use super::{EnhancedIndex, ParsedQuery, FIELDS};
 use crate::collector::{best_k, Hit, HitSink};
 
+/// What a scoring pass found out besides its hits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Pass {
+    /// The request is answered with nothing: the sink's hits are no answer.
+    pub abstains: bool,
+    /// No filter and no name tier applied: every touched tool is a hit at tier 0, its score
+    /// [`EnhancedIndex::hit_of`] of the evidence the scratch keeps.
+    pub plain: bool,
+}
+
 /// A query term, ready for scoring: its id, field weights and `query weight · idf`.
 pub(super) struct TermWeights {
     pub(super) id: u32,
@@ -176,15 +186,29 @@ impl EnhancedIndex {
     /// score `tier + confidence`; empty when the request abstains.
     pub(super) fn score(&self, q: &ParsedQuery) -> Vec<Hit> {
         let mut hits = Vec::new();
-        if self.score_into(q, &mut hits) {
+        if self.score_into(q, &self.tiers(q), &mut hits).abstains {
             hits.clear();
         }
         hits
     }
 
-    /// [`EnhancedIndex::score`] into a sink (a top-k keeps only the best while scoring);
-    /// returns whether the request abstains, in which case the sink's hits are no answer.
-    pub(super) fn score_into(&self, q: &ParsedQuery, hits: &mut impl HitSink) -> bool {
+    /// A tool's hit at a name tier, from its evidence (the scoring pass's sum).
+    pub(super) fn hit_of(&self, slot: u32, tier: f64, raw: f64, max_idf: f64) -> Hit {
+        Hit {
+            slot,
+            score: tier + self.confidence_of(raw, max_idf, slot),
+        }
+    }
+
+    /// [`EnhancedIndex::score`] into a sink (a top-k keeps only the best while scoring), with
+    /// the request's name tiers ([`EnhancedIndex::tiers`]). The scratch keeps each touched
+    /// tool's evidence until the next pass.
+    pub(super) fn score_into(
+        &self,
+        q: &ParsedQuery,
+        tiers: &FxHashMap<u32, u8>,
+        hits: &mut impl HitSink,
+    ) -> Pass {
         let p = &self.params;
         // (term id, query weight, required, whether it covers mass)
         let terms: Vec<(u32, f64, bool, bool)> = q
@@ -218,7 +242,6 @@ impl EnhancedIndex {
             self.accumulate(s, &mut cache, &self.term_weights(id, w));
         }
         drop(cache);
-        let tiers = self.tiers(q);
         let server_ok = |slot: u32| {
             q.servers.is_empty()
                 || self.store.docs[slot as usize]
@@ -248,13 +271,11 @@ impl EnhancedIndex {
         };
         // Its hit. The filters and tiers are looked at only when the request has some (most
         // have none).
-        let hit = |slot: u32, tier: f64, score: f64| Hit {
-            slot,
-            score: tier + self.confidence_of(score, max_idf, slot),
-        };
+        let hit = |slot: u32, tier: f64, score: f64| self.hit_of(slot, tier, score, max_idf);
+        let plain = q.servers.is_empty() && required.is_empty() && tiers.is_empty();
         if required_missing {
             // A required word no tool has: nothing matches.
-        } else if q.servers.is_empty() && required.is_empty() && tiers.is_empty() {
+        } else if plain {
             // The usual request (no filter, no name): every touched tool, at tier 0. A tool
             // whose evidence is below what the sink's floor asks for is only a candidate for
             // the best: its hit would not be kept.
@@ -287,7 +308,7 @@ impl EnhancedIndex {
                 hits.push(hit(slot, tier, score));
             }
         }
-        for (&slot, &tier) in &tiers {
+        for (&slot, &tier) in tiers {
             if s.get(slot).is_none()
                 && server_ok(slot)
                 && !required_missing
@@ -306,11 +327,17 @@ impl EnhancedIndex {
             if conf < p.abstain_confidence {
                 let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&terms, slot));
                 if best_cov / self.query_mass(q).max(1e-9) < p.abstain_coverage {
-                    return true;
+                    return Pass {
+                        abstains: true,
+                        plain,
+                    };
                 }
             }
         }
-        false
+        Pass {
+            abstains: false,
+            plain: plain && !required_missing,
+        }
     }
 
     /// The request's mass a tool covers: the weighted IDF of each term it has that covers
