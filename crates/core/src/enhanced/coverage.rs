@@ -172,8 +172,11 @@ impl EnhancedIndex {
         };
         let last = head.last().copied();
         // The clause tops among the hits (found by their bits, one test a hit).
-        let is_extra =
-            |extra: &[u64], slot: u32| extra[slot as usize / 64] & (1 << (slot % 64)) != 0;
+        let is_extra = |extra: &[u64], slot: u32| {
+            extra
+                .get(slot as usize / 64)
+                .is_some_and(|w| w & (1 << (slot % 64)) != 0)
+        };
         let extras = |extra: &[u64]| {
             hits.iter()
                 .copied()

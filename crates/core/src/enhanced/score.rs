@@ -445,8 +445,8 @@ mod tests {
 
     proptest! {
         /// Evidence below the least kept evidence for a floor gives a tier-0 score below that
-        /// floor, whatever the tie-break (up to its largest, 1e-9); evidence at or above it is
-        /// looked at. Floors near 0 and near the cap rule nothing out.
+        /// floor, whatever the tie-break (up to its largest, 1e-9), floors near 0 and at the
+        /// cap included.
         #[test]
         fn evidence_below_the_least_kept_scores_below_the_floor(
             floor in prop_oneof![0.0f64..1.0, Just(1e-9), Just(3e-9), Just(0.999_999), Just(0.999_998_5)],
