@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::score::{Pass, TermWeights};
+use super::score::TermWeights;
 use super::{EnhancedIndex, ParsedQuery};
 use crate::collector::{best_k, rank_order, Hit, TopK};
 
@@ -84,33 +84,23 @@ impl EnhancedIndex {
         min_score: f64,
     ) -> Vec<Hit> {
         let tiers = self.tiers(q);
-        let may_be_plain =
-            q.servers.is_empty() && tiers.is_empty() && !q.terms.iter().any(|t| t.required);
-        let mut top = TopK::new(POOL);
-        let pass = if may_be_plain {
-            self.score_into(q, &tiers, &mut top)
-        } else {
-            Pass {
-                abstains: false,
-                plain: false,
-            }
-        };
-        if pass.abstains {
-            return Vec::new();
-        }
-        if pass.plain {
+        if q.servers.is_empty() && tiers.is_empty() && !q.terms.iter().any(|t| t.required) {
+            let mut top = TopK::new(POOL);
+            let pass = self.score_into(q, &tiers, &mut top);
             let head = top.into_vec();
-            if head.is_empty() {
-                return head;
+            if pass.abstains || head.is_empty() {
+                return Vec::new();
             }
-            // The tools the pass touched: each a hit at tier 0 (the clause scores below use a
-            // scratch of their own, so the pass's evidence stays).
-            let touched = self.scratch.borrow().touched().len();
-            let extras = |extra: &[u64]| self.plain_hits(extra);
-            let picked = self.pick_steps(head, extras, clause_terms, limit, min_score);
-            // Hits outside the pool: every touched tool but those in it.
-            if picked.tail == Tail::None || touched == picked.pool {
-                return picked.out;
+            if pass.plain {
+                // The tools the pass touched: each a hit at tier 0 (the clause scores below
+                // use a scratch of their own, so the pass's evidence stays).
+                let touched = self.scratch.borrow().touched().len();
+                let extras = |extra: &[u64]| self.plain_hits(extra);
+                let picked = self.pick_steps(head, extras, clause_terms, limit, min_score);
+                // Hits outside the pool: every touched tool but those in it.
+                if picked.tail == Tail::None || touched == picked.pool {
+                    return picked.out;
+                }
             }
         }
         // Filters or names (or the tools outside the pool wanted): every hit.
@@ -122,7 +112,7 @@ impl EnhancedIndex {
     }
 
     /// The hits of the slots whose bits are set (`slot / 64`, bit `slot % 64`) among the tools
-    /// the last plain scoring pass touched ([`Pass::plain`]), from the evidence it left in the
+    /// the last plain scoring pass touched ([`super::score::Pass::plain`]), from the evidence it left in the
     /// scratch: the hits that pass gave them.
     fn plain_hits(&self, bits: &[u64]) -> Vec<Hit> {
         let max_idf = self.idf_unknown();
