@@ -84,7 +84,7 @@ impl EnhancedIndex {
         min_score: f64,
     ) -> Vec<Hit> {
         let tiers = self.tiers(q);
-        if q.servers.is_empty() && tiers.is_empty() && !q.terms.iter().any(|t| t.required) {
+        if Self::plain_request(q, &tiers) {
             let mut top = TopK::new(POOL);
             let pass = self.score_into(q, &tiers, &mut top);
             let head = top.into_vec();

@@ -192,6 +192,12 @@ impl EnhancedIndex {
         hits
     }
 
+    /// Whether a request, with its name tiers, is plain: no server filter, no required word
+    /// and no name tier, so every tool its pass touches is a hit at tier 0 ([`Pass::plain`]).
+    pub(super) fn plain_request(q: &ParsedQuery, tiers: &FxHashMap<u32, u8>) -> bool {
+        q.servers.is_empty() && tiers.is_empty() && !q.terms.iter().any(|t| t.required)
+    }
+
     /// A tool's hit at a name tier, from its evidence (the scoring pass's sum).
     pub(super) fn hit_of(&self, slot: u32, tier: f64, raw: f64, max_idf: f64) -> Hit {
         Hit {
@@ -272,7 +278,7 @@ impl EnhancedIndex {
         // Its hit. The filters and tiers are looked at only when the request has some (most
         // have none).
         let hit = |slot: u32, tier: f64, score: f64| self.hit_of(slot, tier, score, max_idf);
-        let plain = q.servers.is_empty() && required.is_empty() && tiers.is_empty();
+        let plain = Self::plain_request(q, tiers);
         if required_missing {
             // A required word no tool has: nothing matches.
         } else if plain {
@@ -336,7 +342,7 @@ impl EnhancedIndex {
         }
         Pass {
             abstains: false,
-            plain: plain && !required_missing,
+            plain,
         }
     }
 
