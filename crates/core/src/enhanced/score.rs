@@ -116,9 +116,15 @@ impl EnhancedIndex {
             if cache.held + postings.len() > TF_CACHE_MAX {
                 return None;
             }
+            let k1 = self.params.k1;
             let tfs: Box<[f64]> = postings
                 .iter()
-                .map(|(slot, tfs)| weighted_tf(&tw.fields, tfs, &self.norms[*slot as usize]))
+                .map(|(slot, tfs)| {
+                    saturation(
+                        k1,
+                        weighted_tf(&tw.fields, tfs, &self.norms[*slot as usize]),
+                    )
+                })
                 .collect();
             cache.held += tfs.len();
             cache.by_term.insert(tw.id, tfs);
@@ -134,8 +140,8 @@ impl EnhancedIndex {
         let postings = &self.store.postings[tw.id as usize];
         match self.kept_tfs(cache, tw, postings) {
             Some(tfs) => {
-                let each = postings.iter().zip(tfs).map(|(p, &tfw)| (p.0, tfw));
-                s.update_each(each, |c, tfw| c.0 += saturate(tw, k1, tfw));
+                let each = postings.iter().zip(tfs).map(|(p, &sat)| (p.0, sat));
+                s.update_each(each, |c, sat| c.0 += tw.idf * sat);
             }
             None => {
                 let each = postings.iter().map(|p| (p.0, p));
@@ -150,7 +156,7 @@ impl EnhancedIndex {
     /// pseudo-frequencies) when given.
     pub(super) fn contribution_at(&self, tw: &TermWeights, tfs: Option<&[f64]>, at: usize) -> f64 {
         match tfs {
-            Some(tfs) => saturate(tw, self.params.k1, tfs[at]),
+            Some(sats) => tw.idf * sats[at],
             None => {
                 let (slot, tfs) = &self.store.postings[tw.id as usize][at];
                 self.term_score(tw, *slot, tfs)
@@ -291,10 +297,11 @@ impl EnhancedIndex {
                 let Some(&Cell(score, _)) = s.get(slot) else {
                     continue;
                 };
-                note(slot, 0.0, score);
+                // Below `least` a tool is below a kept hit's evidence too: not the best.
                 if score < least {
                     continue;
                 }
+                note(slot, 0.0, score);
                 hits.push(hit(slot, 0.0, score));
                 if hits.floor() != floor {
                     floor = hits.floor();
@@ -411,7 +418,13 @@ fn bm25f(tw: &TermWeights, k1: f64, tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -
 /// BM25's saturation of a pseudo-frequency `tfw`, times the term's `w · idf`.
 #[inline]
 fn saturate(tw: &TermWeights, k1: f64, tfw: f64) -> f64 {
-    tw.idf * tfw / (k1 + tfw)
+    tw.idf * saturation(k1, tfw)
+}
+
+/// BM25's saturation of a pseudo-frequency `tfw` (what the cache keeps a posting).
+#[inline]
+fn saturation(k1: f64, tfw: f64) -> f64 {
+    tfw / (k1 + tfw)
 }
 
 /// `Σ_f weight_f · tf_f · norm_f`: a term's BM25F pseudo-frequency in one tool.
@@ -447,6 +460,58 @@ mod tests {
             ..Params::default()
         };
         EnhancedIndex::build(tools, params, 512).unwrap()
+    }
+
+    /// A plain pass into a top-k of any size abstains exactly when a pass collecting every
+    /// hit does, at every coverage cut (the rule reads the best tool's covered mass, so the
+    /// top-k pass must find the same best tool while it skips tools below its floor).
+    #[test]
+    fn a_top_k_pass_abstains_as_a_pass_of_every_hit() {
+        use crate::collector::TopK;
+        let words = [
+            "file", "folder", "note", "event", "message", "archive", "list", "send",
+        ];
+        let tools: Vec<ToolDoc> = (0..80)
+            .map(|i| ToolDoc {
+                name: format!("tool_{i}"),
+                description: (0..1 + i % 5)
+                    .map(|j| words[(i * 3 + j * 5) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                ..ToolDoc::default()
+            })
+            .collect();
+        let requests = [
+            "send a note",
+            "archive the folder and list every event",
+            "file message zzzz qqqq",
+            "list",
+            "note note folder unknown words here",
+        ];
+        let mut decisions = [0usize; 2];
+        for cut in [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95, 1.0] {
+            let params = Params {
+                abstain_confidence: 1.0,
+                abstain_coverage: cut,
+                ..Params::default()
+            };
+            let i = EnhancedIndex::build(tools.clone(), params, 512).unwrap();
+            for request in requests {
+                let q = i.parse_query(request);
+                let tiers = i.tiers(&q);
+                assert!(EnhancedIndex::plain_request(&q, &tiers), "{request}");
+                let mut every = Vec::new();
+                let want = i.score_into(&q, &tiers, &mut every).abstains;
+                decisions[usize::from(want)] += 1;
+                for k in 1..=6 {
+                    let mut top = TopK::new(k);
+                    let got = i.score_into(&q, &tiers, &mut top).abstains;
+                    assert_eq!(got, want, "{request:?} cut {cut} k {k}");
+                }
+            }
+        }
+        // Both decisions were taken.
+        assert!(decisions[0] > 0 && decisions[1] > 0, "{decisions:?}");
     }
 
     proptest! {
