@@ -119,7 +119,7 @@ fn main() {
                 }
             }
             println!("{total} queries through {mode} search");
-            // What enhanced search kept (its cache of pseudo-frequencies), per index.
+            // What enhanced search kept (its cache of saturations), per index.
             let mut seen = std::collections::HashSet::new();
             for (s, b) in sets.iter().zip(before) {
                 if seen.insert(std::rc::Rc::as_ptr(&s.enhanced)) {

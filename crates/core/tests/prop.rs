@@ -381,7 +381,7 @@ proptest! {
     }
 
     /// Enhanced, searched between the changes too: what a search keeps for later ones (the
-    /// pseudo-frequencies of long posting lists) never outlives the tools it was worked out
+    /// saturations of long posting lists) never outlives the tools it was worked out
     /// for. Catalogs large enough for common words to reach the lists that are kept.
     #[test]
     fn enhanced_searches_between_changes_equal_a_rebuild(

@@ -314,7 +314,7 @@ impl EnhancedIndex {
     }
 
     /// A clause's BM25F score (its terms, no filters) of each tool of `head`, and the `k`
-    /// tools with the highest such score. A term with kept pseudo-frequencies (see `TfCache`)
+    /// tools with the highest such score. A term with kept saturations (see `TfCache`)
     /// is scored from them (the same values).
     fn clause_scores(&self, terms: &[(u32, f64)], head: &[Hit], k: usize) -> (Vec<f64>, Vec<u32>) {
         let mut cache = self.tf_cache.borrow_mut();

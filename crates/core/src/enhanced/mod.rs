@@ -824,7 +824,7 @@ mod tests {
     }
 
     /// Tools that share common words ("file", "data") in descriptions of different lengths,
-    /// so those words' postings are long enough for their pseudo-frequencies to be kept.
+    /// so those words' postings are long enough for their saturations to be kept.
     fn shared_word_catalog(n: usize, tag: &str) -> Vec<ToolDoc> {
         (0..n)
             .map(|i| {

@@ -40,17 +40,18 @@ impl crate::collector::Cell for Cell {
 
 pub(super) type Scratch = crate::collector::Accumulator<Cell>;
 
-/// A term's postings of at least this many tools get their BM25F pseudo-frequencies kept
-/// (shorter lists cost little to score again).
+/// A term's postings of at least this many tools get their saturations kept (shorter lists
+/// cost little to score again).
 const TF_CACHE_MIN: usize = 16;
-/// Most pseudo-frequencies kept at once (8 bytes each): past it, terms are scored as they come.
+/// Most saturations kept at once (8 bytes each): past it, terms are scored as they come.
 const TF_CACHE_MAX: usize = 1 << 21;
 
-/// Per term, the BM25F pseudo-frequency (`weighted_tf`) of each of its postings, in posting
-/// order, kept from the first request that scores the term. They depend on the tools' field
-/// lengths (through the norms), so any change of the tools empties the cache
-/// ([`TfCache::clear`] from `refresh`). A kept value is the one `weighted_tf` gives, so a
-/// score is the same to the bit whether or not its term was kept.
+/// Per term, the BM25 saturation of its BM25F pseudo-frequency (`saturation` of `weighted_tf`)
+/// in each of its postings, in posting order, kept from the first request that scores the
+/// term: a posting then costs one multiplication by the term's `w · idf`. They depend on the
+/// tools' field lengths (through the norms), so any change of the tools empties the cache
+/// ([`TfCache::clear`] from `refresh`). A kept value is the one `saturation` gives, so a score
+/// is the same to the bit whether or not its term was kept.
 #[derive(Default)]
 pub(super) struct TfCache {
     by_term: FxHashMap<u32, Box<[f64]>>,
@@ -64,7 +65,7 @@ impl TfCache {
         self.held = 0;
     }
 
-    /// A term's kept pseudo-frequencies, if it has them.
+    /// A term's kept saturations, if it has them.
     pub(super) fn get(&self, id: u32) -> Option<&[f64]> {
         self.by_term.get(&id).map(|t| &t[..])
     }
@@ -100,9 +101,9 @@ impl EnhancedIndex {
         }
     }
 
-    /// A term's kept pseudo-frequencies (one per posting), worked out and kept now if the
-    /// term's postings are long enough and the cache has room; `None`: score the postings as
-    /// they come.
+    /// A term's kept saturations (one per posting), worked out and kept now if the term's
+    /// postings are long enough and the cache has room; `None`: score the postings as they
+    /// come.
     pub(super) fn kept_tfs<'c>(
         &self,
         cache: &'c mut TfCache,
@@ -112,12 +113,13 @@ impl EnhancedIndex {
         if postings.len() < TF_CACHE_MIN {
             return None;
         }
-        if !cache.by_term.contains_key(&tw.id) {
-            if cache.held + postings.len() > TF_CACHE_MAX {
-                return None;
-            }
+        if cache.held + postings.len() > TF_CACHE_MAX && !cache.by_term.contains_key(&tw.id) {
+            return None;
+        }
+        let held = &mut cache.held;
+        let kept = cache.by_term.entry(tw.id).or_insert_with(|| {
             let k1 = self.params.k1;
-            let tfs: Box<[f64]> = postings
+            let sats: Box<[f64]> = postings
                 .iter()
                 .map(|(slot, tfs)| {
                     saturation(
@@ -126,14 +128,14 @@ impl EnhancedIndex {
                     )
                 })
                 .collect();
-            cache.held += tfs.len();
-            cache.by_term.insert(tw.id, tfs);
-        }
-        cache.by_term.get(&tw.id).map(|t| &t[..])
+            *held += sats.len();
+            sats
+        });
+        Some(&kept[..])
     }
 
     /// Add one term's contributions over its postings into the scratch cells: from its kept
-    /// pseudo-frequencies where it has them (or gets them now), else from the tools' norms.
+    /// saturations where it has them (or gets them now), else from the tools' norms.
     /// The same values either way.
     pub(super) fn accumulate(&self, s: &mut Scratch, cache: &mut TfCache, tw: &TermWeights) {
         let k1 = self.params.k1;
@@ -152,10 +154,10 @@ impl EnhancedIndex {
         }
     }
 
-    /// A term's contribution in the tool of its `at`-th posting, from `tfs` (its kept
-    /// pseudo-frequencies) when given.
-    pub(super) fn contribution_at(&self, tw: &TermWeights, tfs: Option<&[f64]>, at: usize) -> f64 {
-        match tfs {
+    /// A term's contribution in the tool of its `at`-th posting, from `sats` (its kept
+    /// saturations) when given.
+    pub(super) fn contribution_at(&self, tw: &TermWeights, sats: Option<&[f64]>, at: usize) -> f64 {
+        match sats {
             Some(sats) => tw.idf * sats[at],
             None => {
                 let (slot, tfs) = &self.store.postings[tw.id as usize][at];
@@ -409,7 +411,7 @@ impl EnhancedIndex {
 
 /// The BM25F formula: a term's contribution in one tool from its field frequencies `tfs` and
 /// the tool's field length normalizations `norm` (explain and the uncached terms come here; a
-/// term with kept pseudo-frequencies goes to [`saturate`] with the same `weighted_tf`).
+/// term with kept saturations has the same `saturation` of the same `weighted_tf`).
 #[inline]
 fn bm25f(tw: &TermWeights, k1: f64, tfs: &[u16; FIELDS], norm: &[f64; FIELDS]) -> f64 {
     saturate(tw, k1, weighted_tf(&tw.fields, tfs, norm))

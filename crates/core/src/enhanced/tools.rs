@@ -374,7 +374,7 @@ impl Scorer for EnhancedIndex {
     }
 
     fn refresh(&mut self) {
-        // Corrections depend on the tools' name words; pseudo-frequencies on their lengths.
+        // Corrections depend on the tools' name words; kept saturations on their lengths.
         self.typo_cache.get_mut().clear();
         self.tf_cache.get_mut().clear();
         let n = self.store.live.max(1) as f64;
