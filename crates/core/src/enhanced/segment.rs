@@ -205,7 +205,10 @@ impl<'a> Iterator for AsciiBounds<'a> {
             if matches!(prev, Class::Letter | Class::Digit) {
                 // Letters and digits join each other (WB5, WB8–WB10): a run of them is passed
                 // a byte at a time without the rules.
-                while b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+                while b
+                    .get(end)
+                    .is_some_and(|&x| matches!(class(x), Class::Letter | Class::Digit))
+                {
                     end += 1;
                 }
                 prev = class(b[end - 1]);
