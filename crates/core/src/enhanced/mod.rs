@@ -1017,6 +1017,41 @@ mod tests {
         assert!(q.terms.iter().any(|t| t.term == "chang" && t.weight == 1.0));
     }
 
+    /// A synonym is left out of a request only when more than a quarter of the tools, and
+    /// at least 32 of them, have it; the request's own words are never left out.
+    #[test]
+    fn common_synonyms_are_left_out() {
+        // (tools, of them with "change", synonym added for "modify")
+        let cases = [
+            (200, 50, true),
+            (200, 51, false),
+            (40, 31, true),
+            (40, 32, false),
+            (400, 100, true),
+            (400, 101, false),
+            (3, 1, true),
+        ];
+        for (n, with, added) in cases {
+            let tools: Vec<ToolDoc> = (0..n)
+                .map(|k| {
+                    let word = if k < with { "change" } else { "rotate" };
+                    doc(&format!("tool_{k}"), &format!("{word} the record {k}"))
+                })
+                .collect();
+            let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+            let q = i.parse_query("modify the record");
+            let has = |origin: &str| {
+                q.terms
+                    .iter()
+                    .any(|t| t.term == "chang" && t.origin.starts_with(origin))
+            };
+            assert_eq!(has("synonym:"), added, "{n} tools, {with} with it");
+            // Asked for by name, a common word is a query word as always.
+            let q = i.parse_query("change the record");
+            assert!(q.terms.iter().any(|t| t.term == "chang" && t.weight == 1.0));
+        }
+    }
+
     #[test]
     fn each_step_gets_a_slot() {
         let i = catalog();
