@@ -237,10 +237,10 @@ impl EnhancedIndex {
                 row.extend(pool[head..].iter().map(|h| {
                     scorers
                         .iter()
-                        .filter_map(|(tw, tfs)| {
+                        .filter_map(|(tw, sats)| {
                             let postings = &self.store.postings[tw.id as usize];
                             let at = postings.binary_search_by_key(&h.slot, |&(s, _)| s).ok()?;
-                            Some(self.contribution_at(tw, *tfs, at))
+                            Some(self.contribution_at(tw, *sats, at))
                         })
                         .sum::<f64>()
                 }));
@@ -322,11 +322,11 @@ impl EnhancedIndex {
             // One term: its own contributions are the scores (no accumulator needed).
             let tw = self.term_weights(id, w);
             let postings = &self.store.postings[id as usize];
-            let tfs = self.kept_tfs(&mut cache, &tw, postings);
+            let sats = self.kept_saturations(&mut cache, &tw, postings);
             let top = best_k(
                 (0..postings.len()).map(|at| Hit {
                     slot: postings[at].0,
-                    score: self.contribution_at(&tw, tfs, at),
+                    score: self.contribution_at(&tw, sats, at),
                 }),
                 k,
             );
@@ -335,7 +335,7 @@ impl EnhancedIndex {
                 .map(|h| {
                     postings
                         .binary_search_by_key(&h.slot, |&(s, _)| s)
-                        .map_or(0.0, |at| self.contribution_at(&tw, tfs, at))
+                        .map_or(0.0, |at| self.contribution_at(&tw, sats, at))
                 })
                 .collect();
             return (row, top.into_iter().map(|h| h.slot).collect());

@@ -59,7 +59,8 @@ pub(super) struct QueryMemo {
 /// below lose MetaTool requests).
 pub const SYNONYM_MAX_SHARE: f64 = 0.25;
 
-/// ... and only when at least this many tools have it (in a small index every synonym stays).
+/// A synonym is left out only when at least this many tools have it too (in a small index
+/// every synonym stays).
 pub const SYNONYM_MAX_SHARE_FROM: usize = 32;
 
 /// The most words [`EnhancedIndex`] keeps analysed between requests (words of up to

@@ -104,7 +104,7 @@ impl EnhancedIndex {
     /// A term's kept saturations (one per posting), worked out and kept now if the term's
     /// postings are long enough and the cache has room; `None`: score the postings as they
     /// come.
-    pub(super) fn kept_tfs<'c>(
+    pub(super) fn kept_saturations<'c>(
         &self,
         cache: &'c mut TfCache,
         tw: &TermWeights,
@@ -140,9 +140,9 @@ impl EnhancedIndex {
     pub(super) fn accumulate(&self, s: &mut Scratch, cache: &mut TfCache, tw: &TermWeights) {
         let k1 = self.params.k1;
         let postings = &self.store.postings[tw.id as usize];
-        match self.kept_tfs(cache, tw, postings) {
-            Some(tfs) => {
-                let each = postings.iter().zip(tfs).map(|(p, &sat)| (p.0, sat));
+        match self.kept_saturations(cache, tw, postings) {
+            Some(sats) => {
+                let each = postings.iter().zip(sats).map(|(p, &sat)| (p.0, sat));
                 s.update_each(each, |c, sat| c.0 += tw.idf * sat);
             }
             None => {
