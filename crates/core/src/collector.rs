@@ -108,6 +108,23 @@ impl<C: Cell> Accumulator<C> {
         }
     }
 
+    /// [`Accumulator::update_each`] for the cells this query has already touched only: a
+    /// slot it has not touched is passed over (neither zeroed nor recorded).
+    #[inline]
+    pub fn update_touched<T>(
+        &mut self,
+        items: impl IntoIterator<Item = (u32, T)>,
+        mut f: impl FnMut(&mut C, T),
+    ) {
+        let (cells, epoch) = (&mut self.cells[..], self.epoch);
+        for (slot, item) in items {
+            let c = &mut cells[slot as usize];
+            if c.epoch() == epoch {
+                f(c, item);
+            }
+        }
+    }
+
     /// The slot's cell if this query touched it.
     #[inline]
     pub fn get(&self, slot: u32) -> Option<&C> {
@@ -408,6 +425,31 @@ mod tests {
                 };
                 prop_assert_eq!(top.floor().to_bits(), floor.to_bits());
                 prop_assert_eq!(top.best.iter().map(|h| (h.slot, h.score.to_bits())).collect::<Vec<_>>(), want);
+            }
+        }
+
+        /// A posting list through `update_touched` changes the cells of the slots already
+        /// touched, as a loop of `cell` over those slots would, and nothing else: no slot
+        /// becomes touched.
+        #[test]
+        fn update_touched_adds_to_touched_cells_only(
+            first in prop::collection::vec((0u32..16, -5i32..5), 0..30),
+            second in prop::collection::vec((0u32..16, -5i32..5), 0..30),
+        ) {
+            let (mut a, mut b) = (Accumulator::<C>::default(), Accumulator::<C>::default());
+            for acc in [&mut a, &mut b] {
+                acc.begin(16);
+                acc.update_each(first.iter().copied(), |c, v| c.0 += f64::from(v));
+            }
+            a.update_touched(second.iter().copied(), |c, v| c.0 += f64::from(v));
+            for &(slot, v) in &second {
+                if b.get(slot).is_some() {
+                    b.cell(slot).0 += f64::from(v);
+                }
+            }
+            prop_assert_eq!(a.touched(), b.touched());
+            for slot in 0..16 {
+                prop_assert_eq!(a.get(slot).map(|c| c.0.to_bits()), b.get(slot).map(|c| c.0.to_bits()));
             }
         }
 

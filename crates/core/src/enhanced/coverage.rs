@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::score::TermWeights;
+use super::score::{evidence, TermWeights};
 use super::{EnhancedIndex, ParsedQuery};
 use crate::collector::{best_k, rank_order, Hit, TopK};
 
@@ -344,17 +344,17 @@ impl EnhancedIndex {
         let mut guard = self.clause_scratch.borrow_mut();
         let s = &mut *guard;
         s.begin(self.store.docs.len());
-        for &(id, w) in terms {
-            self.accumulate(s, &mut cache, &self.term_weights(id, w));
-        }
+        // The head's tools are seeded: their clause scores count the clause's common words.
+        let each = terms.iter().map(|&(id, w)| (id, w, false));
+        self.accumulate_terms(s, &mut cache, each, head.iter().map(|h| h.slot));
         let row = head
             .iter()
-            .map(|h| s.get(h.slot).map_or(0.0, |c| c.0))
+            .map(|h| evidence(s, h.slot).unwrap_or(0.0))
             .collect();
         let touched = s
             .touched()
             .iter()
-            .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }));
+            .filter_map(|&slot| evidence(s, slot).map(|score| Hit { slot, score }));
         (
             row,
             best_k(touched, k).into_iter().map(|h| h.slot).collect(),
@@ -479,8 +479,53 @@ mod tests {
         }
     }
 
-    /// The head's clause scores equal the term-by-term sums (to the bit), and the clause's
-    /// best tools are the first of every slot in rank order, whether its terms' frequencies
+    /// A clause's common word counts in the clause scores of the head's tools, and of the
+    /// tools its rarer words find; no other tool is among its best.
+    #[test]
+    fn a_clause_scores_its_common_words_for_the_head() {
+        let tools: Vec<ToolDoc> = (0..100)
+            .map(|k| ToolDoc {
+                name: format!("tool_{k}"),
+                description: if k < 2 {
+                    "rotate the record".to_owned()
+                } else if k < 60 {
+                    format!("keep the record{}", " record".repeat(k % 4))
+                } else {
+                    "ledger archive".to_owned()
+                },
+                ..ToolDoc::default()
+            })
+            .collect();
+        let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let (rotate, record) = (
+            i.store.term_id("rotat").unwrap(),
+            i.store.term_id("record").unwrap(),
+        );
+        assert!(i.is_common(record) && !i.is_common(rotate));
+        let terms = [(rotate, 1.0), (record, 1.0)];
+        let head: Vec<Hit> = [0, 7, 30, 80]
+            .into_iter()
+            .map(|slot| Hit { slot, score: 0.0 })
+            .collect();
+        let (row, top) = i.clause_scores(&terms, &head, 3);
+        let want: Vec<f64> = head
+            .iter()
+            .map(|h| {
+                let r = [(rotate, 1.0)];
+                let c = [(record, 1.0)];
+                0.0 + (direct(&i, &r, h.slot) + direct(&i, &c, h.slot))
+            })
+            .collect();
+        assert_eq!(row, want);
+        assert!(row[1] > 0.0 && row[2] > 0.0 && row[3] == 0.0);
+        // Tool 3 scores as tool 7 on the clause (the same description) and would come first,
+        // but only the rarer word's tools and the head's are candidates.
+        assert_eq!(top, vec![0, 1, 7]);
+    }
+
+    /// The head's clause scores equal the term-by-term sums (to the bit; the clauses here
+    /// have no common word, see `a_clause_scores_its_common_words_for_the_head`), and the
+    /// clause's best tools are the first of every slot in rank order, whether its terms' frequencies
     /// are kept (long lists) or not, for one term and for several.
     #[test]
     fn clause_scores_equal_the_direct_sums() {

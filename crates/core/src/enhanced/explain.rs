@@ -35,6 +35,8 @@ impl EnhancedIndex {
         let doc = self.store.docs[slot as usize].as_ref()?;
         let q = self.parse_query(query);
         let mut terms = Vec::new();
+        // Whether every word the tool has is common (see `accumulate_terms`).
+        let mut only_common = true;
         for t in &q.terms {
             let Some(id) = self.store.term_id(&t.term) else {
                 continue;
@@ -42,6 +44,7 @@ impl EnhancedIndex {
             let Some(&tfs) = self.store.posting(id, slot) else {
                 continue;
             };
+            only_common &= !t.required && self.is_common(id);
             // The scoring pass's own weights and formula.
             let tw = self.term_weights(id, t.weight);
             let norm = &self.norms[slot as usize];
@@ -76,6 +79,9 @@ impl EnhancedIndex {
         let crowd = self.params.crowd_rule_on() && !hits.is_empty() && ranked.is_empty();
         let hit = ranked.iter().find(|h| h.slot == slot);
         let tier = self.tiers(&q).get(&slot).copied().unwrap_or(0);
+        let scored = self.scored_terms(&q);
+        let splits = self.splits_common(scored.iter().map(|t| (t.0, t.1, t.2)));
+        let only_common = only_common && !terms.is_empty();
         let mass = self.query_mass(&q).max(1e-9);
         let matched: f64 = q
             .terms
@@ -100,6 +106,8 @@ impl EnhancedIndex {
                     "the query abstained: no tool stands out of the crowd".into()
                 } else if hits.is_empty() {
                     "the query abstained or matched nothing".into()
+                } else if only_common && tier == 0 && splits {
+                    "it has only words more than a quarter of the tools have; the query's rarer words found other tools".into()
                 } else {
                     "filtered out (server or required term) or no match".into()
                 })

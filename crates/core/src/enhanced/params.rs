@@ -65,6 +65,18 @@ impl Params {
 /// Which tool is the crowd in the crowd rule ([`Params::crowd_gap`]): the 30th best.
 pub const CROWD_RANK: usize = 30;
 
+/// A word more than this share of the tools have is common (see [`COMMON_FROM`]): as a
+/// synonym it is not added to a request, and in a plain request it adds its evidence only to
+/// the tools the request's rarer words found (`EnhancedIndex::accumulate_terms`). Chosen on
+/// the dev split: for synonyms 0.2–0.3 rank the same and 0.15 and below lose MetaTool
+/// requests; in the scoring pass 0.15–0.5 rank every dev row the same, 0.1 loses an ETOM L2
+/// request.
+pub const COMMON_SHARE: f64 = 0.25;
+
+/// A word is common only when at least this many tools have it too (in a small index no
+/// word is).
+pub const COMMON_FROM: usize = 32;
+
 /// The crowd rule chosen on the dev split (`bench/quality/lexical-abstain.mjs`): `(gap, weight,
 /// confidence)`. Opt in with these three values; [`Params::default`] keeps the rule off.
 pub const CROWD_RULE: (f64, f64, f64) = (0.175, 0.75, 0.4);

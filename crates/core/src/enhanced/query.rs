@@ -54,15 +54,6 @@ pub(super) struct QueryMemo {
     pub(super) typos: FxHashMap<String, Vec<String>>,
 }
 
-/// A synonym more than this share of the tools have is not added to a request (see
-/// `EnhancedIndex::common_synonym`; chosen on the dev split: 0.2–0.3 rank the same, 0.15 and
-/// below lose MetaTool requests).
-pub const SYNONYM_MAX_SHARE: f64 = 0.25;
-
-/// A synonym is left out only when at least this many tools have it too (in a small index
-/// every synonym stays).
-pub const SYNONYM_MAX_SHARE_FROM: usize = 32;
-
 /// The most words [`EnhancedIndex`] keeps analysed between requests (words of up to
 /// [`analyze::MAX_MEMO_WORD`] bytes: well under 1 MB in all).
 pub const WORD_CACHE_MAX: usize = 4096;
@@ -272,16 +263,11 @@ impl EnhancedIndex {
         q
     }
 
-    /// Whether a synonym is too common to add: more than [`SYNONYM_MAX_SHARE`] of the tools,
-    /// and at least [`SYNONYM_MAX_SHARE_FROM`] of them, have it. At a synonym's low weight such
-    /// a word (a low IDF) moves little, and its long posting list is what a request's
-    /// synonyms cost most.
+    /// Whether a synonym is too common to add ([`EnhancedIndex::is_common`]). At a synonym's
+    /// low weight such a word (a low IDF) moves little, and its long posting list is what a
+    /// request's synonyms cost most.
     fn common_synonym(&self, s: &str) -> bool {
-        let Some(id) = self.store.term_id(s) else {
-            return false;
-        };
-        let df = self.store.postings[id as usize].len();
-        df >= SYNONYM_MAX_SHARE_FROM && df as f64 > SYNONYM_MAX_SHARE * self.store.live as f64
+        self.store.term_id(s).is_some_and(|id| self.is_common(id))
     }
 
     /// Whether a term is in some tool's name or server field now (the deletion map may hold

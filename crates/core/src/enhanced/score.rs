@@ -4,7 +4,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analyze::has_cjk;
-use super::params::{confidence, CROWD_RANK};
+use super::params::{confidence, COMMON_FROM, COMMON_SHARE, CROWD_RANK};
 use super::{EnhancedIndex, ParsedQuery, FIELDS};
 use crate::collector::{best_k, Hit, HitSink};
 
@@ -40,9 +40,22 @@ impl crate::collector::Cell for Cell {
 
 pub(super) type Scratch = crate::collector::Accumulator<Cell>;
 
+/// What a seeded slot holds before any evidence (see [`EnhancedIndex::accumulate_terms`]):
+/// −0, which adding the non-negative contributions to a fresh +0 never gives.
+const SEEDED: f64 = -0.0;
+
+/// A slot's evidence in this pass, if a term added any (a slot only seeded has none).
+#[inline]
+pub(super) fn evidence(s: &Scratch, slot: u32) -> Option<f64> {
+    s.get(slot)
+        .map(|c| c.0)
+        .filter(|x| !(*x == 0.0 && x.is_sign_negative()))
+}
+
 /// A term's postings of at least this many tools get their saturations kept (shorter lists
 /// cost little to score again).
 const TF_CACHE_MIN: usize = 16;
+
 /// Most saturations kept at once (8 bytes each): past it, terms are scored as they come.
 const TF_CACHE_MAX: usize = 1 << 21;
 
@@ -137,21 +150,105 @@ impl EnhancedIndex {
     /// Add one term's contributions over its postings into the scratch cells: from its kept
     /// saturations where it has them (or gets them now), else from the tools' norms.
     /// The same values either way.
-    pub(super) fn accumulate(&self, s: &mut Scratch, cache: &mut TfCache, tw: &TermWeights) {
+    pub(super) fn accumulate(
+        &self,
+        s: &mut Scratch,
+        cache: &mut TfCache,
+        tw: &TermWeights,
+        touched_only: bool,
+    ) {
         let k1 = self.params.k1;
         let postings = &self.store.postings[tw.id as usize];
         match self.kept_saturations(cache, tw, postings) {
             Some(sats) => {
                 let each = postings.iter().zip(sats).map(|(p, &sat)| (p.0, sat));
-                s.update_each(each, |c, sat| c.0 += tw.idf * sat);
+                let add = |c: &mut Cell, sat: f64| c.0 += tw.idf * sat;
+                if touched_only {
+                    s.update_touched(each, add);
+                } else {
+                    s.update_each(each, add);
+                }
             }
             None => {
                 let each = postings.iter().map(|p| (p.0, p));
-                s.update_each(each, |c, (slot, tfs)| {
+                let add = |c: &mut Cell, (slot, tfs): &(u32, [u16; FIELDS])| {
                     c.0 += bm25f(tw, k1, tfs, &self.norms[*slot as usize]);
-                });
+                };
+                if touched_only {
+                    s.update_touched(each, add);
+                } else {
+                    s.update_each(each, add);
+                }
             }
         }
+    }
+
+    /// Add terms `(id, query weight, exempt)` into the scratch. When some but not all of them
+    /// are common ([`EnhancedIndex::is_common`]) and not exempt, the others are added first,
+    /// in order, then the `seed` slots the others missed are marked ([`evidence`] reads them
+    /// as untouched until a term adds to them), then each common term is added onto the
+    /// touched and seeded tools only: a tool that has nothing but common words of the request
+    /// gets no evidence (unless seeded), and every other tool the same sum as a full pass
+    /// (added in that order). Otherwise every term is added as it comes.
+    pub(super) fn accumulate_terms<I>(
+        &self,
+        s: &mut Scratch,
+        cache: &mut TfCache,
+        terms: I,
+        seed: impl IntoIterator<Item = u32>,
+    ) where
+        I: Iterator<Item = (u32, f64, bool)> + Clone,
+    {
+        let common = |(id, _, exempt): (u32, f64, bool)| !exempt && self.is_common(id);
+        let split = self.splits_common(terms.clone());
+        for t in terms.clone() {
+            if !split || !common(t) {
+                self.accumulate(s, cache, &self.term_weights(t.0, t.1), false);
+            }
+        }
+        if split {
+            for slot in seed {
+                if s.get(slot).is_none() {
+                    s.cell(slot).0 = SEEDED;
+                }
+            }
+            for t in terms.filter(|&t| common(t)) {
+                self.accumulate(s, cache, &self.term_weights(t.0, t.1), true);
+            }
+        }
+    }
+
+    /// The terms of a request some tool has, as the scoring pass reads them: `(term id,
+    /// query weight, required, whether it covers mass)`.
+    pub(super) fn scored_terms(&self, q: &ParsedQuery) -> Vec<(u32, f64, bool, bool)> {
+        q.terms
+            .iter()
+            .filter_map(|t| {
+                self.store
+                    .term_id(&t.term)
+                    .map(|id| (id, t.weight, t.required, t.covers()))
+            })
+            .filter(|(id, ..)| !self.store.postings[*id as usize].is_empty())
+            .collect()
+    }
+
+    /// Whether [`EnhancedIndex::accumulate_terms`] leaves the common ones of these terms
+    /// `(id, query weight, exempt)` to the tools the others find: some are common and not
+    /// exempt, and some are not.
+    pub(super) fn splits_common(&self, terms: impl Iterator<Item = (u32, f64, bool)>) -> bool {
+        let (mut all, mut commons) = (0usize, 0usize);
+        for (id, _, exempt) in terms {
+            all += 1;
+            commons += usize::from(!exempt && self.is_common(id));
+        }
+        commons > 0 && commons < all
+    }
+
+    /// Whether a word is common: more than [`COMMON_SHARE`] of the tools, and at least
+    /// [`COMMON_FROM`] of them, have it (the rule for synonyms and for the scoring pass).
+    pub(super) fn is_common(&self, id: u32) -> bool {
+        let df = self.store.postings[id as usize].len();
+        df >= COMMON_FROM && df as f64 > COMMON_SHARE * self.store.live as f64
     }
 
     /// A term's contribution in the tool of its `at`-th posting, from `sats` (its kept
@@ -224,17 +321,7 @@ impl EnhancedIndex {
         hits: &mut impl HitSink,
     ) -> Pass {
         let p = &self.params;
-        // (term id, query weight, required, whether it covers mass)
-        let terms: Vec<(u32, f64, bool, bool)> = q
-            .terms
-            .iter()
-            .filter_map(|t| {
-                self.store
-                    .term_id(&t.term)
-                    .map(|id| (id, t.weight, t.required, t.covers()))
-            })
-            .filter(|(id, ..)| !self.store.postings[*id as usize].is_empty())
-            .collect();
+        let terms = self.scored_terms(q);
         // Each required word must be a term some tool has (looked up in a set: a request of
         // thousands of `+word`s stays linear).
         let required_missing = q.terms.iter().any(|t| t.required) && {
@@ -252,9 +339,10 @@ impl EnhancedIndex {
         s.begin(self.store.docs.len());
         let required: Vec<u32> = terms.iter().filter(|t| t.2).map(|t| t.0).collect();
         let mut cache = self.tf_cache.borrow_mut();
-        for &(id, w, ..) in &terms {
-            self.accumulate(s, &mut cache, &self.term_weights(id, w));
-        }
+        // A required word is never left to the tools others find; named tools get the
+        // request's common words as the tools its rarer words find do.
+        let each = terms.iter().map(|t| (t.0, t.1, t.2));
+        self.accumulate_terms(s, &mut cache, each, tiers.keys().copied());
         drop(cache);
         let server_ok = |slot: u32| {
             q.servers.is_empty()
@@ -315,7 +403,7 @@ impl EnhancedIndex {
                 if !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
                     continue;
                 }
-                let Some(&Cell(score, _)) = s.get(slot) else {
+                let Some(score) = evidence(s, slot) else {
                     continue;
                 };
                 let tier = f64::from(tiers.get(&slot).copied().unwrap_or(0));
@@ -324,7 +412,7 @@ impl EnhancedIndex {
             }
         }
         for (&slot, &tier) in tiers {
-            if s.get(slot).is_none()
+            if evidence(s, slot).is_none()
                 && server_ok(slot)
                 && !required_missing
                 && (required.is_empty() || has_required(slot))
@@ -514,6 +602,101 @@ mod tests {
         }
         // Both decisions were taken.
         assert!(decisions[0] > 0 && decisions[1] > 0, "{decisions:?}");
+    }
+
+    /// An index of `n` tools: the first three have "rotate" and "record", the next `with - 3`
+    /// only "record", the others neither.
+    fn record_index(n: usize, with: usize) -> EnhancedIndex {
+        let tools: Vec<ToolDoc> = (0..n)
+            .map(|k| ToolDoc {
+                name: format!("tool_{k}"),
+                description: match k {
+                    _ if k < 3 => "rotate the record".to_owned(),
+                    _ if k < with => "keep the record".to_owned(),
+                    _ => "ledger archive".to_owned(),
+                },
+                ..ToolDoc::default()
+            })
+            .collect();
+        EnhancedIndex::build(tools, Params::default(), 512).unwrap()
+    }
+
+    /// A request's evidence in a slot, term by term from the postings: the terms that are not
+    /// common first, then the common ones.
+    fn direct(i: &EnhancedIndex, q: &ParsedQuery, slot: u32) -> f64 {
+        let ids: Vec<(u32, f64)> = q
+            .terms
+            .iter()
+            .filter_map(|t| Some((i.store.term_id(&t.term)?, t.weight)))
+            .collect();
+        let (common, rare): (Vec<_>, Vec<_>) = ids.iter().partition(|(id, _)| i.is_common(*id));
+        let mut sum = 0.0;
+        for &(id, w) in rare.iter().chain(&common) {
+            if let Some(tfs) = i.store.posting(id, slot) {
+                sum += i.term_score(&i.term_weights(id, w), slot, tfs);
+            }
+        }
+        sum
+    }
+
+    /// A word more than a quarter of the tools (and at least 32) have adds its evidence only
+    /// to the tools the request's rarer words find, each scored as a full pass would; alone,
+    /// or required, it finds every tool that has it; a tool the request names gets it too.
+    #[test]
+    fn common_words_score_the_tools_rarer_words_find() {
+        // (tools, of them with "record", hits for "rotate the record")
+        let cases = [
+            (100, 60, 3),
+            (100, 25, 25),
+            (100, 31, 31),
+            (120, 32, 3),
+            (40, 20, 20),
+        ];
+        for (n, with, want) in cases {
+            let i = record_index(n, with);
+            let q = i.parse_query("rotate the record");
+            let hits = i.score(&q);
+            assert_eq!(hits.len(), want, "{n} tools, {with} with it");
+            for h in &hits {
+                let e = direct(&i, &q, h.slot);
+                assert_eq!(
+                    h.score.to_bits(),
+                    i.hit_of(h.slot, 0.0, e, i.idf_unknown()).score.to_bits()
+                );
+            }
+            // `explain` says why a tool with the common word alone has no score.
+            let why = i.explain("rotate the record", "tool_10").unwrap();
+            assert_eq!(why.score == 0.0, want == 3);
+            assert_eq!(
+                why.filtered
+                    .is_some_and(|f| f.contains("a quarter of the tools")),
+                want == 3,
+                "{n} tools, {with} with it"
+            );
+            // Alone, or required, the common word finds every tool that has it.
+            assert_eq!(i.score(&i.parse_query("record")).len(), with);
+            assert_eq!(i.score(&i.parse_query("+record rotate")).len(), with);
+            // A tool named by the request, with only the common word: its name tier and the
+            // word's evidence.
+            let q = i.parse_query("tool5 rotate the record");
+            let tier = i.tiers(&q)[&5];
+            let hit = i.score(&q).into_iter().find(|h| h.slot == 5).unwrap();
+            let e = direct(&i, &q, 5);
+            assert!(e > 0.0);
+            assert_eq!(
+                hit.score.to_bits(),
+                i.hit_of(5, f64::from(tier), e, i.idf_unknown())
+                    .score
+                    .to_bits()
+            );
+            // A named tool without any of the words stands at its tier.
+            let last = n as u32 - 1;
+            let q = i.parse_query(&format!("tool{last} rotate the record"));
+            let tier = i.tiers(&q)[&last];
+            assert_eq!(direct(&i, &q, last), 0.0);
+            let hit = i.score(&q).into_iter().find(|h| h.slot == last).unwrap();
+            assert_eq!(hit.score, f64::from(tier), "{n} tools");
+        }
     }
 
     proptest! {
