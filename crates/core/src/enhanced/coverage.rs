@@ -351,10 +351,12 @@ impl EnhancedIndex {
             .iter()
             .map(|h| evidence(s, h.slot).unwrap_or(0.0))
             .collect();
+        // A seeded tool of the head without evidence (−0) ranks below every tool with some,
+        // and the head is in the pool anyway: no test for it here.
         let touched = s
             .touched()
             .iter()
-            .filter_map(|&slot| evidence(s, slot).map(|score| Hit { slot, score }));
+            .filter_map(|&slot| s.get(slot).map(|c| Hit { slot, score: c.0 }));
         (
             row,
             best_k(touched, k).into_iter().map(|h| h.slot).collect(),
