@@ -100,6 +100,8 @@ impl EnhancedIndex {
         let raws = whitespace_tokens(query);
         let mut free_text = String::with_capacity(query.len() + 1);
         let mut quoted_text = String::new();
+        // Room for each word's term and a few synonyms, so the list grows once at most.
+        q.terms.reserve(raws.len().min(64) + 8);
         if names {
             q.raw.reserve(raws.len());
             q.raw_ident.reserve(raws.len());
