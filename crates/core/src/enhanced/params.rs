@@ -66,8 +66,9 @@ impl Params {
 pub const CROWD_RANK: usize = 30;
 
 /// A word more than this share of the tools have is common (see [`COMMON_FROM`]): as a
-/// synonym it is not added to a request, and in a plain request it adds its evidence only to
-/// the tools the request's rarer words found (`EnhancedIndex::accumulate_terms`). Chosen on
+/// synonym it is not added to a request, and in a request that also has rarer words it adds
+/// its evidence only to the tools those found and the tools the request names (unless it is
+/// a required `+word`; `EnhancedIndex::accumulate_terms`). Chosen on
 /// the dev split: for synonyms 0.2–0.3 rank the same and 0.15 and below lose MetaTool
 /// requests; in the scoring pass 0.15–0.5 rank every dev row the same, 0.1 loses an ETOM L2
 /// request.

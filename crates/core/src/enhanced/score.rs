@@ -55,7 +55,6 @@ pub(super) fn evidence(s: &Scratch, slot: u32) -> Option<f64> {
 /// A term's postings of at least this many tools get their saturations kept (shorter lists
 /// cost little to score again).
 const TF_CACHE_MIN: usize = 16;
-
 /// Most saturations kept at once (8 bytes each): past it, terms are scored as they come.
 const TF_CACHE_MAX: usize = 1 << 21;
 
