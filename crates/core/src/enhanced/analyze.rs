@@ -43,19 +43,58 @@ pub const MAX_MEMO_WORD: usize = 64;
 pub const MAX_MEMO_WORDS: usize = 1 << 16;
 
 /// The tokens of words already analysed (by [`Analyzer::query_tokens_with`]): a request's
-/// clauses are analysed again on their own, and repeat its words.
+/// clauses are analysed again on their own, and repeat its words. Each word also carries the
+/// round it was analysed in and whether a later round read it (see [`WordMemo::trim`]).
 #[derive(Default)]
-pub struct WordMemo(rustc_hash::FxHashMap<String, Vec<String>>);
+pub struct WordMemo {
+    words: rustc_hash::FxHashMap<String, Memoed>,
+    round: u32,
+}
+
+/// A word's tokens, the round it was analysed in, and whether a later round read it.
+struct Memoed {
+    tokens: Vec<String>,
+    round: u32,
+    reused: bool,
+}
 
 impl WordMemo {
     /// Number of words held.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.words.len()
     }
 
     /// Whether it holds no word.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.words.is_empty()
+    }
+
+    /// A word's tokens, if held (noted as reused when this is a later round than its first).
+    fn get(&mut self, word: &str) -> Option<&[String]> {
+        let round = self.round;
+        let m = self.words.get_mut(word)?;
+        m.reused |= m.round != round;
+        Some(&m.tokens)
+    }
+
+    fn insert(&mut self, word: &str, tokens: Vec<String>) {
+        let m = Memoed {
+            tokens,
+            round: self.round,
+            reused: false,
+        };
+        self.words.insert(word.to_owned(), m);
+    }
+
+    /// End a round (a request and its clauses). Past `max` words, keep only those a later
+    /// round than their first read again, marked as not reused: the words requests keep
+    /// using stay, the ones of a single request go. It then holds at most `max` words plus
+    /// those one round adds.
+    pub fn trim(&mut self, max: usize) {
+        self.round = self.round.wrapping_add(1);
+        if self.words.len() > max {
+            self.words.retain(|_, m| std::mem::take(&mut m.reused));
+        }
     }
 }
 
@@ -267,11 +306,11 @@ impl Analyzer {
         let mut word = |w: &str, emit: &mut dyn FnMut(Cow<'_, str>)| {
             // Long words are never kept (a memo of them would let requests fill memory).
             let keep = w.len() <= MAX_MEMO_WORD;
-            if let Some(tokens) = keep.then(|| memo.0.get(w)).flatten() {
+            if let Some(tokens) = keep.then(|| memo.get(w)).flatten() {
                 tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
                 return;
             }
-            if !keep || memo.0.len() >= MAX_MEMO_WORDS {
+            if !keep || memo.len() >= MAX_MEMO_WORDS {
                 // Not kept, or the memo is full: analysed as it comes.
                 self.analyze_word(w, emit);
                 return;
@@ -279,7 +318,7 @@ impl Analyzer {
             let mut tokens = Vec::new();
             self.analyze_word(w, &mut |t| tokens.push(t.into_owned()));
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
-            memo.0.insert(w.to_owned(), tokens);
+            memo.insert(w, tokens);
         };
         self.analyze_by(words, &mut word, emit);
     }
@@ -366,6 +405,36 @@ mod tests {
         let mut again = Vec::new();
         a.analyze_tagged("w1x Sending", &mut memo, |t, _| again.push(t.into_owned()));
         assert_eq!(again, a.tokens("w1x Sending"));
+    }
+
+    /// A trim past the bound keeps the words a later round read again and drops those only
+    /// one round had (read twice in that round or not); the kept words give the same tokens.
+    #[test]
+    fn memo_trim_keeps_the_words_rounds_reuse() {
+        let a = Analyzer::default();
+        let mut memo = WordMemo::default();
+        let run = |memo: &mut WordMemo, text: &str| {
+            let mut got = Vec::new();
+            a.analyze_tagged(text, memo, |t, _| got.push(t.into_owned()));
+            assert_eq!(got, a.tokens(text), "{text}");
+        };
+        run(&mut memo, "sending files");
+        memo.trim(100);
+        // Read again in a later round: "sending" is reused, "files" is not.
+        run(&mut memo, "sending reports reports");
+        memo.trim(100);
+        assert_eq!(memo.len(), 3, "under the bound nothing goes");
+        run(&mut memo, "uploads");
+        memo.trim(2);
+        let kept: Vec<&str> = memo.words.keys().map(String::as_str).collect();
+        assert_eq!(kept, ["sending"]);
+        // Kept words are marked as not reused again: the next trim past the bound drops them
+        // unless another round reads them.
+        run(&mut memo, "alpha beta gamma");
+        memo.trim(2);
+        assert!(memo.is_empty());
+        run(&mut memo, "sending files");
+        assert_eq!(memo.len(), 2);
     }
 
     /// The query pipeline as it was first written: the conversational words replaced by a

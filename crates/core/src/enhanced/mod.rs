@@ -86,7 +86,8 @@ pub struct EnhancedIndex {
     /// Pseudo-frequencies of the terms requests score, kept until the tools change.
     tf_cache: RefCell<score::TfCache>,
     /// Words requests have had, with their tokens (analysis is the same for every index, so
-    /// this only saves work); at most [`WORD_CACHE_MAX`] words, then it starts over.
+    /// this only saves work); past [`WORD_CACHE_MAX`] words, only those a later request read
+    /// again stay ([`analyze::WordMemo::trim`]).
     word_cache: RefCell<analyze::WordMemo>,
     /// Typo corrections requests have had, by unknown word: they depend on the tools, so any
     /// change empties it; at most [`WORD_CACHE_MAX`] words, then it starts over.
@@ -237,9 +238,7 @@ impl EnhancedIndex {
         };
         let q = self.parse_query_with(query, &mut memo, true);
         let parts = self.clause_queries_with(query, &mut memo);
-        if memo.words.len() > WORD_CACHE_MAX {
-            memo.words = analyze::WordMemo::default();
-        }
+        memo.words.trim(WORD_CACHE_MAX);
         if memo.typos.len() > WORD_CACHE_MAX {
             memo.typos = FxHashMap::default();
         }
@@ -608,13 +607,14 @@ mod tests {
             .map(|n| format!("word{n} "))
             .collect();
         i.search(&many, 5, 0.0);
-        assert!(i.word_cache.borrow().len() <= WORD_CACHE_MAX);
+        let held = i.word_cache.borrow().len();
+        assert!(held <= WORD_CACHE_MAX);
         i.search(
             &format!("{} {}", "x".repeat(10_000), "y".repeat(65)),
             5,
             0.0,
         );
-        assert!(i.word_cache.borrow().is_empty());
+        assert_eq!(i.word_cache.borrow().len(), held, "long words are not kept");
         assert!(i.typo_cache.borrow().len() <= WORD_CACHE_MAX);
         for (q, want) in queries.iter().zip(&cold) {
             assert_eq!(&i.search(q, 5, 0.0), want, "{q}");
