@@ -67,7 +67,8 @@ impl EnhancedIndex {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
         // The query's words and servers a leaf match may be on (made on the first leaf match).
         let mut raw_servers: Option<FxHashSet<String>> = None;
-        let mut key = String::new();
+        // Room for most words' keys, so it is allocated once.
+        let mut key = String::with_capacity(32);
         // The tool lists already walked: a name given again (a request may repeat one
         // thousands of times) adds nothing, since tiers keep their best. Few words name tools,
         // so a scan of this short list is enough.

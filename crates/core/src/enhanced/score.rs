@@ -220,15 +220,19 @@ impl EnhancedIndex {
     /// The terms of a request some tool has, as the scoring pass reads them: `(term id,
     /// query weight, required, whether it covers mass)`.
     pub(super) fn scored_terms(&self, q: &ParsedQuery) -> Vec<(u32, f64, bool, bool)> {
-        q.terms
-            .iter()
-            .filter_map(|t| {
-                self.store
-                    .term_id(&t.term)
-                    .map(|id| (id, t.weight, t.required, t.covers()))
-            })
-            .filter(|(id, ..)| !self.store.postings[*id as usize].is_empty())
-            .collect()
+        // Sized once for every term (most requests' words are known).
+        let mut v = Vec::with_capacity(q.terms.len());
+        v.extend(
+            q.terms
+                .iter()
+                .filter_map(|t| {
+                    self.store
+                        .term_id(&t.term)
+                        .map(|id| (id, t.weight, t.required, t.covers()))
+                })
+                .filter(|(id, ..)| !self.store.postings[*id as usize].is_empty()),
+        );
+        v
     }
 
     /// Whether [`EnhancedIndex::accumulate_terms`] leaves the common ones of these terms
