@@ -3,10 +3,11 @@
 //! and a multi-step request's clauses.
 
 use std::borrow::Cow;
+use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 use compact_str::CompactString;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::analyze;
 use super::lexicon;
@@ -83,13 +84,16 @@ impl EnhancedIndex {
                        weight: f64,
                        origin: &dyn Fn() -> Cow<'static, str>,
                        required: bool| {
-            if let Some(i) = seen.find(&q.terms, &term) {
-                let existing = &mut q.terms[i];
-                existing.required |= required;
-                existing.weight = existing.weight.max(weight);
-                return;
-            }
-            seen.note(&term, q.terms.len());
+            let hash = match seen.find(&q.terms, &term) {
+                Ok(i) => {
+                    let existing = &mut q.terms[i];
+                    existing.required |= required;
+                    existing.weight = existing.weight.max(weight);
+                    return;
+                }
+                Err(hash) => hash,
+            };
+            seen.note(&term, q.terms.len(), hash);
             q.terms.push(QueryTerm {
                 term: CompactString::from(term),
                 weight,
@@ -374,24 +378,42 @@ fn synonym_origin(word: &str) -> Cow<'static, str> {
     }
 }
 
-/// Where each term of a query under construction sits in its term list: a scan of the list
-/// while it is short (no copy of each term for a map), a map once it is long (so a request of
-/// thousands of distinct words stays linear).
-#[derive(Default)]
+/// Where each term of a query under construction sits in its term list: while the list is
+/// short, a scan of the terms' hashes (kept in place, no copy of a term; a term is compared
+/// only where its hash matches), then a map (so a request of thousands of distinct words
+/// stays linear).
 struct TermPositions {
+    /// The hashes of the first terms listed, in list order.
+    hashes: [u64; Self::SCAN],
     map: Option<FxHashMap<String, usize>>,
+}
+
+impl Default for TermPositions {
+    fn default() -> Self {
+        Self {
+            hashes: [0; Self::SCAN],
+            map: None,
+        }
+    }
 }
 
 impl TermPositions {
     /// Up to this many terms, duplicates are found by scanning.
     const SCAN: usize = 32;
 
-    fn find(&mut self, terms: &[QueryTerm], term: &str) -> Option<usize> {
+    /// The term's place in `terms`, or (when it is not there) its hash for [`Self::note`].
+    fn find(&mut self, terms: &[QueryTerm], term: &str) -> Result<usize, u64> {
         if let Some(map) = &self.map {
-            return map.get(term).copied();
+            return map.get(term).copied().ok_or(0);
         }
         if terms.len() <= Self::SCAN {
-            return terms.iter().position(|t| t.term == term);
+            let hash = FxBuildHasher.hash_one(term);
+            let listed = &self.hashes[..terms.len()];
+            return listed
+                .iter()
+                .zip(terms)
+                .position(|(&h, t)| h == hash && t.term == term)
+                .ok_or(hash);
         }
         let map: FxHashMap<String, usize> = terms
             .iter()
@@ -400,13 +422,21 @@ impl TermPositions {
             .collect();
         let found = map.get(term).copied();
         self.map = Some(map);
-        found
+        found.ok_or(0)
     }
 
-    /// Record a new term's position (only the map needs telling).
-    fn note(&mut self, term: &str, at: usize) {
-        if let Some(map) = &mut self.map {
-            map.insert(term.to_owned(), at);
+    /// Record a new term's position (`at`, its place in the list) and the hash
+    /// [`Self::find`] gave for it.
+    fn note(&mut self, term: &str, at: usize, hash: u64) {
+        match &mut self.map {
+            Some(map) => {
+                map.insert(term.to_owned(), at);
+            }
+            None => {
+                if let Some(h) = self.hashes.get_mut(at) {
+                    *h = hash;
+                }
+            }
         }
     }
 }
