@@ -126,11 +126,12 @@ export declare function coreTools(): Array<string>
 /** The crowd rule's values chosen on the dev split: spread them into `tuning` to opt in. */
 export declare function crowdAbstain(): CrowdRule
 
-/** The enhanced ranking's crowd rule as chosen on the dev split (the three `Tuning` fields). */
+/** The enhanced ranking's crowd rule as chosen on the dev split (the four `Tuning` fields). */
 export interface CrowdRule {
   crowdGap: number
   crowdWeight: number
   crowdConfidence: number
+  crowdCoverage: number
 }
 
 /** A tool as `isDeferredTool` sees it. */
@@ -364,13 +365,19 @@ export interface Tuning {
   /**
    * The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
    * a request gets nothing when at least 30 tools match, the best scores below
-   * `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
+   * `crowdConfidence`, stands less than `crowdGap` above `crowdWeight` x the 30th's score,
+   * and matches less than `crowdCoverage` of the request.
    */
   crowdGap?: number
-  /** The crowd rule's weight of the 30th tool's score (default 0.75). */
+  /** The crowd rule's weight of the 30th tool's score (default 1). */
   crowdWeight?: number
   /** The crowd rule applies only when the best score is below this (default 0.4). */
   crowdConfidence?: number
+  /**
+   * The crowd rule applies only when the best tool matches less than this share of the
+   * request's IDF mass (its `coverage` in `explain`; default 0.45; above 1: whatever it matches).
+   */
+  crowdCoverage?: number
 }
 
 /** One vector-search result: tool name and cosine similarity. */

@@ -215,6 +215,7 @@ add('ToolIndex.fromEntries', [
   { name: 'tuning.crowdGap NaN', run: () => ToolIndex.fromEntries([{ name: 'a' }], { scoring: 'enhanced', tuning: { crowdGap: NaN } }), code: 'E_INVALID_NUMBER' },
   { name: 'tuning.crowdWeight -Infinity', run: () => ToolIndex.fromEntries([{ name: 'a' }], { scoring: 'enhanced', tuning: { crowdWeight: -Infinity } }), code: 'E_INVALID_NUMBER' },
   { name: 'tuning.crowdConfidence "x"', run: () => ToolIndex.fromEntries([{ name: 'a' }], any({ scoring: 'enhanced', tuning: { crowdConfidence: 'x' } })), code: 'E_INVALID_ARG' },
+  { name: 'tuning.crowdCoverage Infinity', run: () => ToolIndex.fromEntries([{ name: 'a' }], { scoring: 'enhanced', tuning: { crowdCoverage: Infinity } }), code: 'E_INVALID_NUMBER' },
   { name: 'tuning.k1 Infinity', run: () => ToolIndex.fromEntries([{ name: 'a' }], { scoring: 'enhanced', tuning: { k1: Infinity } }), code: 'E_INVALID_NUMBER' },
   { name: 'tuning.k1 "x"', run: () => ToolIndex.fromEntries([{ name: 'a' }], any({ scoring: 'enhanced', tuning: { k1: 'x' } })), code: 'E_INVALID_ARG' },
   { name: 'tuning.weights of 2', run: () => ToolIndex.fromEntries([{ name: 'a' }], any({ scoring: 'enhanced', tuning: { weights: [1, 2] } })), code: 'E_INVALID_NUMBER' },

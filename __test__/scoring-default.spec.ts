@@ -54,16 +54,22 @@ describe('drop-in scoring', () => {
 })
 
 describe('the crowd rule (opt-in)', () => {
-  // 40 look-alike tools (a crowd) and a few distinct ones.
+  // 40 look-alike tools (a crowd), a few distinct ones, and 200 that share no word with them.
   const crowd = [
     ...Array.from({ length: 40 }, (_, i) => ({ name: `widget_tool_${i}`, description: `Manage widget number ${i}: list, count and archive widgets` })),
     { name: 'mcp__files__rename_file', description: 'Rename a file' },
     { name: 'PdfParse', description: 'Parse PDF files and extract their text' },
+    ...Array.from({ length: 200 }, (_, i) => ({ name: `filler_${i}`, description: `Handle item${i} records in store${i % 7}` })),
   ]
   const on = ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { ...CROWD_ABSTAIN } })
   const off = ToolIndex.fromEntries(crowd, { scoring: 'enhanced' })
+  // A crowd whose best tool matches little of the request (unknown words), and one whose best
+  // matches all of it.
+  const LITTLE = 'count the widgets in the lunar greenhouse ledger'
+  const ALL = 'count the widgets please'
   const cases: [string, boolean][] = [
-    ['count the widgets please', true],
+    [LITTLE, true],
+    [ALL, false],
     ['widget_tool_7', false],
     ['parse a pdf', false],
     ['rename a file', false],
@@ -87,19 +93,19 @@ describe('the crowd rule (opt-in)', () => {
     test(`${name}=${JSON.stringify(value)}: ${empty ? 'the rule' : 'no rule'}`, async () => {
       process.env[name] = value
       const idx = await buildToolIndex(crowd, { scoring: 'enhanced' })
-      expect(searchTools('count the widgets please', idx, 3).length === 0).toBe(empty)
+      expect(searchTools(LITTLE, idx, 3).length === 0).toBe(empty)
       // A name is never abstained on; explicit tuning wins over the variable.
       expect(searchTools('widget_tool_7', idx, 3)[0]?.name).toBe('widget_tool_7')
       const own = await buildToolIndex(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } })
-      expect(searchTools('count the widgets please', own, 3).length).toBeGreaterThan(0)
+      expect(searchTools(LITTLE, own, 3).length).toBeGreaterThan(0)
     })
   }
   test('an explicit tuning without the crowd fields keeps the rule the variable set (only the fields given win)', async () => {
     process.env.TOOL_INDEX_ABSTAIN = 'crowd'
     for (const tuning of [{}, { typoWeight: 0.5 }, { crowdGap: undefined }]) {
       const idx = await buildToolIndex(crowd, { scoring: 'enhanced', tuning })
-      expect(searchTools('count the widgets please', idx, 3)).toEqual([])
-      expect(ToolIndex.fromEntries(crowd.map((t) => ({ name: t.name, description: t.description })), { scoring: 'enhanced', tuning }).search('count the widgets please', 3)).toEqual([])
+      expect(searchTools(LITTLE, idx, 3)).toEqual([])
+      expect(ToolIndex.fromEntries(crowd.map((t) => ({ name: t.name, description: t.description })), { scoring: 'enhanced', tuning }).search(LITTLE, 3)).toEqual([])
     }
   })
   test('a tuning object that throws while the variable is set is a coded error', async () => {
@@ -109,9 +115,19 @@ describe('the crowd rule (opt-in)', () => {
     await expect(buildToolIndex(crowd, { scoring: 'enhanced', tuning: hostile })).rejects.toMatchObject({ code: 'E_INVALID_ARG' })
   })
   test('the values are the documented ones, read-only, off by default', () => {
-    expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.175, crowdWeight: 0.75, crowdConfidence: 0.4 })
+    expect(CROWD_ABSTAIN).toEqual({ crowdGap: 0.195, crowdWeight: 1, crowdConfidence: 0.4, crowdCoverage: 0.45 })
     expect(Object.isFrozen(CROWD_ABSTAIN)).toBe(true)
-    expect(ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } }).search('count the widgets please', 5).length).toBeGreaterThan(0)
+    expect(ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { crowdGap: 0 } }).search(LITTLE, 5).length).toBeGreaterThan(0)
+  })
+  test('crowdCoverage above 1 answers any crowd with nothing, whatever its best tool matches', () => {
+    const blind = ToolIndex.fromEntries(crowd, { scoring: 'enhanced', tuning: { ...CROWD_ABSTAIN, crowdCoverage: 1.5 } })
+    expect(blind.search(ALL, 5)).toEqual([])
+    expect(blind.search(LITTLE, 5)).toEqual([])
+    expect(on.search(ALL, 5)).toEqual(off.search(ALL, 5))
+    // The cut reads the best tool's coverage as explain gives it.
+    const best = off.search(LITTLE, 1)[0]
+    expect(off.explain(LITTLE, best.name)?.coverage).toBeLessThan(CROWD_ABSTAIN.crowdCoverage)
+    expect(off.explain(ALL, off.search(ALL, 1)[0].name)?.coverage).toBeGreaterThanOrEqual(CROWD_ABSTAIN.crowdCoverage)
   })
 })
 

@@ -131,22 +131,24 @@ pub fn core_tools() -> Vec<&'static str> {
     core::CORE_TOOLS.to_vec()
 }
 
-/// The enhanced ranking's crowd rule as chosen on the dev split (the three `Tuning` fields).
+/// The enhanced ranking's crowd rule as chosen on the dev split (the four `Tuning` fields).
 #[napi(object)]
 pub struct CrowdRule {
     pub crowd_gap: f64,
     pub crowd_weight: f64,
     pub crowd_confidence: f64,
+    pub crowd_coverage: f64,
 }
 
 /// The crowd rule's values chosen on the dev split: spread them into `tuning` to opt in.
 #[napi(catch_unwind)]
 pub fn crowd_abstain() -> CrowdRule {
-    let (crowd_gap, crowd_weight, crowd_confidence) = core::enhanced::CROWD_RULE;
+    let (crowd_gap, crowd_weight, crowd_confidence, crowd_coverage) = core::enhanced::CROWD_RULE;
     CrowdRule {
         crowd_gap,
         crowd_weight,
         crowd_confidence,
+        crowd_coverage,
     }
 }
 

@@ -104,12 +104,16 @@ pub struct Tuning {
     pub unigram_weight: Option<f64>,
     /// The crowd rule (default 0: off; `CROWD_ABSTAIN` holds the values chosen on the dev split):
     /// a request gets nothing when at least 30 tools match, the best scores below
-    /// `crowdConfidence` and stands less than `crowdGap` above `crowdWeight` x the 30th's score.
+    /// `crowdConfidence`, stands less than `crowdGap` above `crowdWeight` x the 30th's score,
+    /// and matches less than `crowdCoverage` of the request.
     pub crowd_gap: Option<f64>,
-    /// The crowd rule's weight of the 30th tool's score (default 0.75).
+    /// The crowd rule's weight of the 30th tool's score (default 1).
     pub crowd_weight: Option<f64>,
     /// The crowd rule applies only when the best score is below this (default 0.4).
     pub crowd_confidence: Option<f64>,
+    /// The crowd rule applies only when the best tool matches less than this share of the
+    /// request's IDF mass (its `coverage` in `explain`; default 0.45; above 1: whatever it matches).
+    pub crowd_coverage: Option<f64>,
 }
 
 impl TryFrom<Tuning> for engine::Tuning {
@@ -133,6 +137,7 @@ impl TryFrom<Tuning> for engine::Tuning {
             crowd_gap: t.crowd_gap,
             crowd_weight: t.crowd_weight,
             crowd_confidence: t.crowd_confidence,
+            crowd_coverage: t.crowd_coverage,
         })
     }
 }

@@ -155,10 +155,13 @@ export const LOW_CONFIDENCE = 0.38
  * The enhanced ranking's crowd rule, as chosen on the quality sets' dev split
  * (`bench/quality/lexical-abstain.mjs`): spread it into `tuning` (`{ scoring: 'enhanced', tuning:
  * { ...CROWD_ABSTAIN } }`) and a request gets nothing when at least 30 tools match, none scores
- * `crowdConfidence` or more, and the best stands less than `crowdGap` above `crowdWeight` times
- * the 30th: no tool stands out of a crowd of weak matches. Off by default.
+ * `crowdConfidence` or more, the best stands less than `crowdGap` above `crowdWeight` times the
+ * 30th, and it matches less than `crowdCoverage` of the request (its `coverage` in `explain`): no
+ * tool stands out of a crowd of weak matches. Off by default.
  */
-export const CROWD_ABSTAIN: Readonly<Required<Pick<Tuning, 'crowdGap' | 'crowdWeight' | 'crowdConfidence'>>> = Object.freeze(binding.crowdAbstain())
+export const CROWD_ABSTAIN: Readonly<Required<Pick<Tuning, 'crowdGap' | 'crowdWeight' | 'crowdConfidence' | 'crowdCoverage'>>> = Object.freeze(
+  binding.crowdAbstain(),
+)
 
 /** The merge weights: env `TOOL_SEARCH_WEIGHT_KEYWORD` / `_TFIDF` (or ccb's `SEARCH_EXTRA_TOOLS_WEIGHT_*`). */
 export function mergeWeights(): { keyword: number; tfidf: number } {

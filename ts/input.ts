@@ -195,6 +195,7 @@ const TUNING_FIELDS: Record<keyof Tuning, true> = {
   crowdGap: true,
   crowdWeight: true,
   crowdConfidence: true,
+  crowdCoverage: true,
 }
 
 /** Numbers in a tuning list (field weights), at most. */

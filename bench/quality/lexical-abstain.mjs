@@ -51,28 +51,36 @@ for (const set of sets) {
       query: q.query,
       infeasible: !!set.infeasible,
       scores: top.map((h) => h.score),
+      // The share of the request's IDF mass the best tool matches (read only when the crowd
+      // holds, as the native rule does).
+      coverage: top.length >= RANK ? plain.explain(q.query, top[0].name)?.coverage ?? 0 : 0,
       recall: set.infeasible ? 0 : recallAt(top.slice(0, K).map((h) => h.name), q.judgement),
       nativeEmpty: crowd.search(q.query, K).length === 0,
     })
   }
 }
 
-/** The crowd rule on a request's best scores (an empty list: the request already abstained). */
-function abstains(scores, rule) {
+/** The crowd rule on a request's best scores and its best tool's coverage (no scores: the
+ * request already abstained). A rule without `crowdCoverage` does not look at coverage. */
+function abstains({ scores, coverage }, rule) {
   if (scores.length === 0) return true
   if (!(rule.crowdGap > 0) || scores.length < RANK) return false
   const best = scores[0]
-  return best < rule.crowdConfidence && best - rule.crowdWeight * scores[RANK - 1] < rule.crowdGap
+  return (
+    best < Math.min(rule.crowdConfidence, 1) &&
+    best - rule.crowdWeight * scores[RANK - 1] < rule.crowdGap &&
+    !(coverage >= (rule.crowdCoverage ?? Infinity))
+  )
 }
 
 const feasible = [...new Set(rows.map((r) => r.set))].filter((s) => !rows.find((r) => r.set === s).infeasible)
 /** Infeasible share answered with nothing, and each feasible set's recall loss in points (a request
  * the default abstain already emptied loses nothing to the rule). */
 function measure(rule, of = rows) {
-  return measureRows(of, feasible, (r) => abstains(r.scores, rule), (r) => r.scores.length > 0 && abstains(r.scores, rule))
+  return measureRows(of, feasible, (r) => abstains(r, rule), (r) => r.scores.length > 0 && abstains(r, rule))
 }
 
-const mismatched = rows.filter((r) => abstains(r.scores, CROWD_ABSTAIN) !== r.nativeEmpty).length
+const mismatched = rows.filter((r) => abstains(r, CROWD_ABSTAIN) !== r.nativeEmpty).length
 const off = measure({ crowdGap: 0 })
 const { empty, loss } = measure(CROWD_ABSTAIN)
 console.log(`${split} split, CROWD_ABSTAIN ${JSON.stringify(CROWD_ABSTAIN)}; requests where the native rule and this script disagree: ${mismatched}`)
@@ -102,6 +110,19 @@ for (const crowdConfidence of [0.35, 0.4, 0.45, 0.5])
   for (const crowdWeight of [0.25, 0.5, 0.75, 1])
     for (let g = 0; g <= 80; g++) GRID.push({ crowdConfidence, crowdWeight, crowdGap: g / 200 })
 
+// The same grid with a cut on the best tool's coverage (the rule then abstains only on a best
+// tool that matches little of the request).
+const COVERAGE_GRID = []
+for (const rule of GRID) for (let c = 6; c <= 14; c++) COVERAGE_GRID.push({ ...rule, crowdCoverage: c / 20 })
+
 if (cv) {
   crossValidate({ rows, grid: GRID, measure, title: `crowd rule, ${split}`, columns: 'gap / weight / confidence', label: (r) => `${r.crowdGap} / ${r.crowdWeight} / ${r.crowdConfidence}` })
+  crossValidate({
+    rows,
+    grid: COVERAGE_GRID,
+    measure,
+    title: `crowd rule and the best tool's coverage, ${split}`,
+    columns: 'gap / weight / confidence / coverage',
+    label: (r) => `${r.crowdGap} / ${r.crowdWeight} / ${r.crowdConfidence} / ${r.crowdCoverage}`,
+  })
 }

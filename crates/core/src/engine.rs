@@ -89,6 +89,7 @@ pub struct Tuning {
     pub crowd_gap: Option<f64>,
     pub crowd_weight: Option<f64>,
     pub crowd_confidence: Option<f64>,
+    pub crowd_coverage: Option<f64>,
 }
 
 impl Tuning {
@@ -155,6 +156,9 @@ impl Tuning {
         }
         if let Some(v) = self.crowd_confidence {
             p.crowd_confidence = finite(v, "tuning.crowdConfidence")?;
+        }
+        if let Some(v) = self.crowd_coverage {
+            p.crowd_coverage = finite(v, "tuning.crowdCoverage")?;
         }
         Ok(p)
     }

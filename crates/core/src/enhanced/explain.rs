@@ -82,21 +82,9 @@ impl EnhancedIndex {
         let scored = self.scored_terms(&q);
         let splits = self.splits_common(scored.iter().map(|t| (t.0, t.1, t.2)));
         let only_common = only_common && !terms.is_empty();
-        let mass = self.query_mass(&q).max(1e-9);
-        let matched: f64 = q
-            .terms
-            .iter()
-            .filter(|t| t.covers())
-            .filter_map(|t| {
-                let id = self.store.term_id(&t.term)?;
-                self.store
-                    .posting(id, slot)
-                    .map(|_| t.weight * self.idf(id))
-            })
-            .sum();
         Some(Explain {
             name: doc.name.clone(),
-            coverage: matched / mass,
+            coverage: self.coverage(&q, &scored, slot),
             tier,
             relevance: hit.map(|h| h.score - tier as f64).unwrap_or(0.0),
             score: hit.map(|h| h.score).unwrap_or(0.0),

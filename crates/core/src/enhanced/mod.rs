@@ -662,7 +662,8 @@ mod tests {
         }
     }
 
-    /// 40 look-alike widget tools (a crowd) and a few distinct ones.
+    /// 40 look-alike widget tools (a crowd), a few distinct ones, and 200 others that share
+    /// no word with a widget (so widget words are not common).
     fn crowd_catalog() -> Vec<ToolDoc> {
         let mut tools: Vec<ToolDoc> = (0..40)
             .map(|i| {
@@ -673,15 +674,22 @@ mod tests {
             })
             .collect();
         tools.extend(small_catalog());
+        tools.extend((0..200).map(|i| {
+            doc(
+                &format!("filler_{i}"),
+                &format!("Handle item{i} records in store{}", i % 7),
+            )
+        }));
         tools
     }
 
     fn crowd_on() -> Params {
-        let (crowd_gap, crowd_weight, crowd_confidence) = CROWD_RULE;
+        let (crowd_gap, crowd_weight, crowd_confidence, crowd_coverage) = CROWD_RULE;
         Params {
             crowd_gap,
             crowd_weight,
             crowd_confidence,
+            crowd_coverage,
             ..Params::default()
         }
     }
@@ -692,8 +700,11 @@ mod tests {
         let off = EnhancedIndex::build(crowd_catalog(), Params::default(), 512).unwrap();
         // (request, answered with nothing under the rule)
         let cases = [
-            // Every widget tool matches the same common words, none stands out.
-            ("count the widgets please", true),
+            // Every widget tool matches the same words, none stands out, and the best matches
+            // little of the request.
+            ("count the widgets in the lunar greenhouse ledger", true),
+            // A crowd too, but the best matches all of the request.
+            ("count the widgets please", false),
             // A name, a rare word, a server filter: never a crowd.
             ("widget_tool_7", false),
             ("parse a pdf", false),
@@ -717,9 +728,20 @@ mod tests {
             crowd_confidence: 5.0,
             ..crowd_on()
         };
-        let greedy = EnhancedIndex::build(crowd_catalog(), wide, 512).unwrap();
-        assert!(greedy.search("count the widgets please", 5, 0.0).is_empty());
+        let greedy = EnhancedIndex::build(crowd_catalog(), wide.clone(), 512).unwrap();
+        assert!(greedy
+            .search("count the widgets in the lunar greenhouse ledger", 5, 0.0)
+            .is_empty());
         assert!(!greedy.search("widget_tool_7", 5, 0.0).is_empty());
+        // Without the coverage cut (above 1), a crowd is answered with nothing whatever its best
+        // tool matches.
+        let any_coverage = Params {
+            crowd_coverage: 1.5,
+            ..crowd_on()
+        };
+        let blind = EnhancedIndex::build(crowd_catalog(), any_coverage, 512).unwrap();
+        assert!(blind.search("count the widgets please", 5, 0.0).is_empty());
+        assert!(!on.search("count the widgets please", 5, 0.0).is_empty());
     }
 
     #[test]
@@ -768,22 +790,29 @@ mod tests {
                 }
             }
         }
-        // The rule reads a request's final best CROWD_RANK, as a search for that many shows them.
-        let (gap, weight, cut) = CROWD_RULE;
+        // The rule reads a request's final best CROWD_RANK, as a search for that many shows
+        // them, and the best one's coverage, as `explain` gives it.
+        let (gap, weight, cut, cover) = CROWD_RULE;
         for q in [
             "count the widgets please",
             "list the widgets and then count the widgets",
             "archive widgets, then list widgets, then count them",
             "manage a widget number and then archive it",
+            "count widgets in the lunar greenhouse ledger",
         ] {
             let top = off.search(q, CROWD_RANK, 0.0);
+            let coverage = |h: &Hit| off.explain(q, off.name(h.slot).unwrap()).unwrap().coverage;
             let rule = top.len() >= CROWD_RANK
                 && top[0].score < cut
-                && top[0].score - weight * top[CROWD_RANK - 1].score < gap;
+                && top[0].score - weight * top[CROWD_RANK - 1].score < gap
+                && coverage(&top[0]) < cover;
             assert_eq!(on.search(q, 5, 0.0).is_empty(), rule, "{q}");
         }
         let e = on
-            .explain("count the widgets please", "widget_tool_3")
+            .explain(
+                "count the widgets in the lunar greenhouse ledger",
+                "widget_tool_3",
+            )
             .unwrap();
         assert_eq!(e.score, 0.0);
         assert!(e.filtered.unwrap().contains("crowd"));

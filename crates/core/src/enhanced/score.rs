@@ -431,8 +431,8 @@ impl EnhancedIndex {
         if tiers.is_empty() && q.servers.is_empty() {
             let conf = confidence(best_raw / self.idf_unknown(), p.confidence_scale);
             if conf < p.abstain_confidence {
-                let best_cov = best_slot.map_or(0.0, |slot| self.covered_mass(&terms, slot));
-                if best_cov / self.query_mass(q).max(1e-9) < p.abstain_coverage {
+                let best_cov = best_slot.map_or(0.0, |slot| self.coverage(q, &terms, slot));
+                if best_cov < p.abstain_coverage {
                     return Pass {
                         abstains: true,
                         plain,
@@ -458,8 +458,21 @@ impl EnhancedIndex {
         mass
     }
 
+    /// The share of the request's IDF mass a tool matches (`terms` as
+    /// [`EnhancedIndex::scored_terms`] gives them): the `coverage` of `explain`, read by the
+    /// default abstain rule and the crowd rule.
+    pub(super) fn coverage(
+        &self,
+        q: &ParsedQuery,
+        terms: &[(u32, f64, bool, bool)],
+        slot: u32,
+    ) -> f64 {
+        self.covered_mass(terms, slot) / self.query_mass(q).max(1e-9)
+    }
+
     /// The crowd rule ([`super::Params::crowd_gap`]) on a request's final hits: whether it is
-    /// answered with nothing because no tool stands out of the crowd of weak matches.
+    /// answered with nothing because no tool stands out of the crowd of weak matches, and the
+    /// best matches little of the request.
     pub(super) fn crowd_abstains(&self, q: &ParsedQuery, hits: &[Hit]) -> bool {
         let p = &self.params;
         if !p.crowd_rule_on() || !q.servers.is_empty() || hits.len() < CROWD_RANK {
@@ -467,7 +480,9 @@ impl EnhancedIndex {
         }
         let top = best_k(hits.iter().copied(), CROWD_RANK);
         let (best, crowd) = (top[0].score, top[CROWD_RANK - 1].score);
-        best < p.crowd_confidence.min(1.0) && best - p.crowd_weight * crowd < p.crowd_gap
+        best < p.crowd_confidence.min(1.0)
+            && best - p.crowd_weight * crowd < p.crowd_gap
+            && self.coverage(q, &self.scored_terms(q), top[0].slot) < p.crowd_coverage
     }
 
     /// The query's IDF mass: what a tool matching every query word would cover. Words of the
