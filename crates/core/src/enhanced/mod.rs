@@ -728,7 +728,7 @@ mod tests {
             crowd_confidence: 5.0,
             ..crowd_on()
         };
-        let greedy = EnhancedIndex::build(crowd_catalog(), wide.clone(), 512).unwrap();
+        let greedy = EnhancedIndex::build(crowd_catalog(), wide, 512).unwrap();
         assert!(greedy
             .search("count the widgets in the lunar greenhouse ledger", 5, 0.0)
             .is_empty());
