@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The enhanced ranking's crowd rule (`tuning.crowdGap`, `crowdWeight`, `crowdConfidence`;
-// `CROWD_ABSTAIN` in the package) on the quality sets, lexical only: the share of ETOM's
+// The enhanced ranking's crowd rule (`tuning.crowdGap`, `crowdWeight`, `crowdConfidence`,
+// `crowdCoverage`; `CROWD_ABSTAIN` in the package) on the quality sets, lexical only: the share of ETOM's
 // infeasible requests answered with nothing, and what each feasible set loses in recall@5
 // against the default enhanced ranking.
 //
@@ -13,7 +13,9 @@
 // `--set etom,metatool,unseen,ultratool,seal`): five folds
 // of the dev split (by a hash of set and request); on four, the rule of the grid that answers the
 // most infeasible requests with nothing while no set loses more than MAX_LOSS (`rule-choice.mjs`) points; scored on
-// the fifth. Both on dev only: the rule is chosen there, and the holdout only checks it.
+// the fifth; it does so for the crowd alone and for the crowd with a cut on the best tool's
+// coverage (the rule kept since stop 47). Both on dev only: the rule is chosen there, and the
+// holdout only checks it.
 // Needs the built package (`npm run build`).
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -51,8 +53,8 @@ for (const set of sets) {
       query: q.query,
       infeasible: !!set.infeasible,
       scores: top.map((h) => h.score),
-      // The share of the request's IDF mass the best tool matches (read only when the crowd
-      // holds, as the native rule does).
+      // The share of the request's IDF mass the best tool matches (read for requests with 30
+      // matches or more, the only ones the rule looks at).
       coverage: top.length >= RANK ? plain.explain(q.query, top[0].name)?.coverage ?? 0 : 0,
       recall: set.infeasible ? 0 : recallAt(top.slice(0, K).map((h) => h.name), q.judgement),
       nativeEmpty: crowd.search(q.query, K).length === 0,
