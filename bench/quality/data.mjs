@@ -106,7 +106,20 @@ export const SEAL_SET_INFO = [
   { id: 'seal-multi', corpus: 'seal', title: 'Seal-Tools, several tools (share of tools)' },
 ]
 const SEAL_SET_IDS = SEAL_SET_INFO.map((s) => s.id)
-const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS, ...ULTRATOOL_SET_IDS, ...SEAL_SET_IDS]
+
+/**
+ * Requests that need no tool at all (`--set no-tool`): the 520 `negative` requests of MetaTool's
+ * tool-usage awareness task (`dataset/tmp_dataset/Task1.json` of its repository, MIT), searched
+ * over MetaTool's 199 tools. Like ETOM's infeasible requests, the right answer is nothing; unlike
+ * them they are chat, writing and coding requests, the kind of message a prefetch from the
+ * user's own words sees most. Added at stop 48 and scored once with every rule as it was chosen
+ * before (never tuned on, both splits reported); read from `$TOOL_INDEX_METATOOL_AWARENESS_DATA`,
+ * else `../shared/metatool-awareness` (the folder holding `Task1.json`). Not in the default run.
+ */
+export const NO_TOOL_DIR = process.env.TOOL_INDEX_METATOOL_AWARENESS_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'metatool-awareness')
+export const NO_TOOL_SET_INFO = [{ id: 'metatool-no-tool', corpus: 'metatool', title: 'MetaTool, requests that need no tool', infeasible: true, scoredOnly: true }]
+const NO_TOOL_SET_IDS = NO_TOOL_SET_INFO.map((s) => s.id)
+const EXTRA_SET_IDS = [...ZH_SET_IDS, ...ZH_UNSEEN_SET_IDS, ...ZH_ALT_SET_IDS, ...UNSEEN_SET_IDS, ...ULTRATOOL_SET_IDS, ...SEAL_SET_IDS, ...NO_TOOL_SET_IDS]
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
 function readJson(...parts) {
@@ -126,6 +139,15 @@ export function setsFromArgv(argv, fallback) {
   return selectSets(at > 0 && argv[at + 1] ? argv[at + 1].split(',') : fallback)
 }
 
+/** Stop a rule-choosing run (`--cv`, `--sweep`) that was given a set no rule may be chosen on. */
+export function refuseScoredOnly(sets, choosing) {
+  const only = sets.filter((s) => s.scoredOnly).map((s) => s.id)
+  if (choosing && only.length > 0) {
+    console.error(`${only.join(', ')}: scored only, never used to choose a rule; leave it out of --cv and --sweep`)
+    process.exit(2)
+  }
+}
+
 /** `--set` values: exact set ids, a corpus name (`etom`, `metatool`) or a prefix ending in `*`. */
 /** Names for groups of the sets outside the default run. */
 const SET_GROUPS = {
@@ -135,6 +157,7 @@ const SET_GROUPS = {
   unseen: UNSEEN_SET_IDS,
   ultratool: ULTRATOOL_SET_IDS,
   seal: SEAL_SET_IDS,
+  'no-tool': NO_TOOL_SET_IDS,
 }
 
 export function selectSets(filters) {
@@ -183,7 +206,7 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
   }
 
   const finish = (id, rows, extra = {}) => {
-    const info = [...SET_INFO, ...UNSEEN_SET_INFO, ...ULTRATOOL_SET_INFO, ...SEAL_SET_INFO].find((s) => s.id === id)
+    const info = [...SET_INFO, ...UNSEEN_SET_INFO, ...ULTRATOOL_SET_INFO, ...SEAL_SET_INFO, ...NO_TOOL_SET_INFO].find((s) => s.id === id)
     let queries = rows.filter((r) => inSplit(r.id, split))
     const inSplitCount = queries.length
     if (quick && queries.length > QUICK_PER_SET) queries = sample(queries, QUICK_PER_SET, SEED)
@@ -248,6 +271,10 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
       const multi = qs.filter((q) => q.subset === 'multi')
       finish('metatool-multi', multi.map((q) => ({ id: q.id, query: q.query, judgement: judgement(q) })))
     }
+    if (wanted.has('metatool-no-tool')) {
+      const rows = readNoTool()
+      finish('metatool-no-tool', rows, { note: `the ${split} part of ${rows.length} requests that need no tool` })
+    }
   }
   for (const info of ULTRATOOL_SET_INFO) {
     if (!wanted.has(info.id)) continue
@@ -262,6 +289,19 @@ export function loadSets({ sets, split, allMetatool = false, quick = false }) {
     if (wanted.has('seal-multi')) finish('seal-multi', multi, { note: `${multi.length} requests, ${tools.length} tools` })
   }
   return { corpora, sets: out }
+}
+
+/**
+ * MetaTool's requests that need no tool: the `negative` records of its awareness task, in file
+ * order, each with an id of its position among them (`no-tool-0`, ...) and no relevant tool.
+ */
+export function readNoTool() {
+  const file = path.join(NO_TOOL_DIR, 'Task1.json')
+  if (!existsSync(file)) throw new Error(`MetaTool awareness data not found: ${file}\nSet TOOL_INDEX_METATOOL_AWARENESS_DATA to the folder holding Task1.json.`)
+  const records = JSON.parse(readFileSync(file, 'utf8'))
+  return records
+    .filter((r) => r.label === 'negative' && typeof r.query === 'string')
+    .map((r, i) => ({ id: `no-tool-${i}`, query: r.query, judgement: judgement({ relevant: [] }) }))
 }
 
 /** The records of a JSON-lines file of a set kept beside the repository (`set` names it, `hint` says where it goes). */

@@ -19,7 +19,7 @@
 // Needs the built package (`npm run build`).
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
+import { loadSets, refuseScoredOnly, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf } from './systems.mjs'
 import { crossValidate, measureRows } from './rule-choice.mjs'
@@ -31,6 +31,7 @@ const api = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'index.js'))
 const { CROWD_ABSTAIN } = api
 const RANK = 30
 const { corpora, sets } = loadSets({ sets: setsFromArgv(process.argv, ['etom', 'metatool']), split })
+refuseScoredOnly(sets, sweep || cv)
 
 const handles = {}
 for (const [corpus, tools] of Object.entries(corpora)) {
@@ -83,14 +84,16 @@ function measure(rule, of = rows) {
 }
 
 const mismatched = rows.filter((r) => abstains(r, CROWD_ABSTAIN) !== r.nativeEmpty).length
-const off = measure({ crowdGap: 0 })
-const { empty, loss } = measure(CROWD_ABSTAIN)
+const { loss } = measure(CROWD_ABSTAIN)
 console.log(`${split} split, CROWD_ABSTAIN ${JSON.stringify(CROWD_ABSTAIN)}; requests where the native rule and this script disagree: ${mismatched}`)
 console.log('| set | requests | recall@5 lost (points) |')
 console.log('|---|---:|---:|')
 feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === s).length} | ${loss[i].toFixed(2)} |`))
-const infeasibleCount = rows.filter((r) => r.infeasible).length
-if (infeasibleCount > 0) console.log(`| etom-infeasible answered with nothing (rule off: ${(100 * off.empty).toFixed(0)}%) | ${infeasibleCount} | ${(100 * empty).toFixed(0)}% |`)
+for (const set of sets.filter((s) => s.infeasible)) {
+  const of = rows.filter((r) => r.set === set.id)
+  const share = (rule) => `${((100 * of.filter((r) => abstains(r, rule)).length) / (of.length || 1)).toFixed(0)}%`
+  console.log(`| ${set.id} answered with nothing (rule off: ${share({ crowdGap: 0 })}) | ${of.length} | ${share(CROWD_ABSTAIN)} |`)
+}
 
 if (sweep) {
   console.log('\nconfidence cut, crowd weight; gap: infeasible empty share; max loss (points)')

@@ -15,7 +15,7 @@
 // (`npm run build:encoder`, `bash scripts/fetch-model.sh`) and the built package.
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadSets, setsFromArgv, REPO_ROOT } from './data.mjs'
+import { loadSets, refuseScoredOnly, setsFromArgv, REPO_ROOT } from './data.mjs'
 import { K, recallAt } from './metrics.mjs'
 import { entriesOf, readableVectorStoreOf } from './systems.mjs'
 import { crossValidate, measureRows } from './rule-choice.mjs'
@@ -28,6 +28,7 @@ const sem = await import(pathToFileURL(path.join(REPO_ROOT, 'dist', 'semantic.js
 const enc = sem.loadLocalEncoder()
 const CAND = sem.FUSION_DEFAULTS.candidates
 const { corpora, sets } = loadSets({ sets: setsFromArgv(process.argv, ['etom', 'metatool']), split })
+refuseScoredOnly(sets, sweep || cv)
 
 // Per corpus: the vector store and the lexical index the fused ranking uses (abstaining off).
 const handles = {}
@@ -61,12 +62,16 @@ function measure(rule, of = rows) {
 }
 const infeasible = rows.filter((r) => r.infeasible)
 
-const { empty, loss } = measure(sem.ABSTAIN_RULE)
+const { loss } = measure(sem.ABSTAIN_RULE)
 console.log(`${split} split, rule ${JSON.stringify(sem.ABSTAIN_RULE)}, ${CAND} candidates`)
 console.log(`| set | requests | recall@5 lost (points) |`)
 console.log('|---|---:|---:|')
 feasible.forEach((s, i) => console.log(`| ${s} | ${rows.filter((r) => r.set === s).length} | ${loss[i].toFixed(2)} |`))
-if (infeasible.length > 0) console.log(`| etom-infeasible answered with nothing | ${infeasible.length} | ${(100 * empty).toFixed(0)}% |`)
+for (const set of sets.filter((s) => s.infeasible)) {
+  const of = infeasible.filter((r) => r.set === set.id)
+  const n = of.filter((r) => sem.abstains(r.lexical, r.whole, r.best, CAND, sem.ABSTAIN_RULE)).length
+  console.log(`| ${set.id} answered with nothing | ${of.length} | ${((100 * n) / (of.length || 1)).toFixed(0)}% |`)
+}
 
 if (sweep) {
   console.log('\nlexical cut, crowd weight; gap cut: infeasible empty share; max loss (points)')
