@@ -21,16 +21,45 @@ fn clause_opener(word: &str) -> bool {
 
 /// Is this word (in any ASCII case) one of [`STEP_VERBS`]?
 fn step_verb(word: &str) -> bool {
-    STEP_VERBS.iter().any(|v| v.eq_ignore_ascii_case(word))
+    // The longest verb has 10 letters: a longer word, or one with other bytes, is none.
+    let mut buf = [0u8; 10];
+    let Some(lower) = buf.get_mut(..word.len()) else {
+        return false;
+    };
+    for (to, &b) in lower.iter_mut().zip(word.as_bytes()) {
+        if !b.is_ascii_alphabetic() {
+            return false;
+        }
+        *to = b.to_ascii_lowercase();
+    }
+    STEP_VERBS
+        .binary_search_by(|v| v.as_bytes().cmp(lower))
+        .is_ok()
 }
 
-/// Verbs that open a step of a request after `and` or a comma (compared in any ASCII case).
+/// Is this word (in any ASCII case) a preposition that opens a lead-in ("On GitHub, open an
+/// issue", "Using the Pyodide server, run …"): the phrase up to its first comma says where or
+/// how the step after it runs, so that comma does not open a step of its own.
+fn lead_in(word: &str) -> bool {
+    const LEAD_INS: [&str; 13] = [
+        "on", "in", "using", "with", "via", "through", "from", "for", "within", "inside", "at",
+        "by", "into",
+    ];
+    LEAD_INS.iter().any(|p| p.eq_ignore_ascii_case(word))
+}
+
+/// Verbs that open a step of a request after `and` or a comma (compared in any ASCII case;
+/// sorted, for the binary search of [`step_verb`]).
 const STEP_VERBS: &[&str] = &[
+    "activate",
     "add",
     "analyze",
+    "approve",
     "archive",
     "assign",
+    "attach",
     "book",
+    "buy",
     "calculate",
     "cancel",
     "change",
@@ -39,9 +68,11 @@ const STEP_VERBS: &[&str] = &[
     "close",
     "compare",
     "complete",
+    "configure",
     "convert",
     "copy",
     "create",
+    "deactivate",
     "delete",
     "deploy",
     "disable",
@@ -49,89 +80,84 @@ const STEP_VERBS: &[&str] = &[
     "download",
     "edit",
     "enable",
+    "estimate",
     "export",
     "extract",
     "fetch",
     "find",
+    "freeze",
     "generate",
     "get",
+    "give",
+    "identify",
     "import",
     "install",
     "invite",
+    "label",
     "list",
     "lock",
+    "log",
+    "look",
+    "lookup",
+    "make",
     "mark",
+    "merge",
     "modify",
+    "monitor",
     "move",
+    "obtain",
     "open",
+    "pause",
+    "pay",
     "post",
+    "predict",
+    "provide",
     "publish",
+    "query",
     "read",
+    "register",
+    "reject",
     "remove",
     "rename",
     "reply",
+    "restart",
+    "resume",
     "retrieve",
     "run",
     "save",
     "schedule",
     "search",
+    "sell",
     "send",
     "set",
     "share",
     "show",
+    "sign",
     "start",
     "stop",
     "submit",
+    "subscribe",
     "summarize",
+    "tag",
+    "tell",
+    "track",
+    "transfer",
     "translate",
+    "unfreeze",
     "update",
     "upload",
+    "use",
     "verify",
     "view",
     "write",
-    "activate",
-    "deactivate",
-    "freeze",
-    "unfreeze",
-    "pause",
-    "resume",
-    "restart",
-    "subscribe",
-    "track",
-    "look",
-    "obtain",
-    "provide",
-    "query",
-    "register",
-    "sign",
-    "log",
-    "transfer",
-    "pay",
-    "buy",
-    "sell",
-    "approve",
-    "reject",
-    "merge",
-    "tag",
-    "label",
-    "attach",
-    "give",
-    "tell",
-    "identify",
-    "monitor",
-    "configure",
-    "lookup",
-    "use",
-    "make",
-    "estimate",
-    "predict",
 ];
 
 /// Split a request into clauses (byte ranges of `text`, in order, each with a letter or
 /// digit). Split points: `.`, `;`, `!`, `?` followed by a space, the openers of
 /// `clause_opener` ("then", "finally", …), and `and` or `,` followed by a verb of
-/// `STEP_VERBS`. Nothing inside double quotes splits. A request without split points is
-/// one clause.
+/// `STEP_VERBS`, except the first comma of a clause that opens with a preposition of
+/// `lead_in` ("On Semgrep, scan …" is one clause). Nothing inside double quotes splits. A
+/// request without split points is one clause.
 pub fn clauses(text: &str) -> Vec<&str> {
     let mut cuts: Vec<usize> = Vec::new();
     let mut in_quote = false;
@@ -139,6 +165,12 @@ pub fn clauses(text: &str) -> Vec<&str> {
     let mut prev_comma = false;
     // Words since the last cut other than an opener: "Finally, cancel …" is one clause.
     let mut since_cut = 0usize;
+    // Whether the clause so far is a lead-in: it opened with a preposition and has had no comma.
+    let mut in_lead = false;
+    // Whether the clause so far names an action (an opener or a verb of `STEP_VERBS`), and
+    // the same for the clause ended at each sentence cut.
+    let mut acted = false;
+    let mut sentences: Vec<(usize, bool)> = Vec::new();
     let bytes = text.as_bytes();
     // Spaces change nothing below: they are left out of the segments.
     for (i, seg) in bound_indices_but_spaces(text) {
@@ -153,8 +185,11 @@ pub fn clauses(text: &str) -> Vec<&str> {
             && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace())
         {
             cuts.push(i + 1);
+            sentences.push((i + 1, acted));
             prev_word = None;
             since_cut = 0;
+            in_lead = false;
+            acted = false;
             continue;
         }
         if seg == "," {
@@ -166,12 +201,23 @@ pub fn clauses(text: &str) -> Vec<&str> {
         }
         // Keywords are ASCII, compared in any ASCII case (a word with other letters never is one).
         let opener = clause_opener(seg);
+        let verb = !opener && step_verb(seg);
+        if opener || verb {
+            acted = true;
+        }
+        // A lead-in ends at its first comma, which then joins it to the step that follows.
+        let lead_comma = in_lead && prev_comma;
+        if prev_comma {
+            in_lead = false;
+        }
         if opener {
             cuts.push(i);
             since_cut = 0;
+            in_lead = false;
         } else if since_cut > 0
+            && !lead_comma
             && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")))
-            && step_verb(seg)
+            && verb
         {
             let at = if prev_comma {
                 i
@@ -183,10 +229,34 @@ pub fn clauses(text: &str) -> Vec<&str> {
             since_cut = 0;
         }
         if !opener && !seg.eq_ignore_ascii_case("and") {
+            if since_cut == 0 {
+                in_lead = lead_in(seg);
+            }
             since_cut += 1;
         }
         prev_comma = false;
         prev_word = Some(seg);
+    }
+    // A sentence that names no action ("I'm a Leo.", "Hi there!") is context for the step
+    // after it: its end is no cut (the last sentence's, when only it names none, joins it to
+    // the one before).
+    let mut last_acted = acted;
+    // What follows the last sentence's end, if it has no word, is no sentence.
+    if let Some(&(at, a)) = sentences.last() {
+        if !text[at..].chars().any(char::is_alphanumeric) {
+            sentences.pop();
+            last_acted = a;
+        }
+    }
+    let mut drop: Vec<usize> = Vec::new();
+    for (k, &(at, acted)) in sentences.iter().enumerate() {
+        let next_acted = sentences.get(k + 1).map_or(last_acted, |s| s.1);
+        if !acted || (!next_acted && k + 1 == sentences.len()) {
+            drop.push(at);
+        }
+    }
+    if !drop.is_empty() {
+        cuts.retain(|c| !drop.contains(c));
     }
     let mut out = Vec::new();
     let mut start = 0;
@@ -207,6 +277,21 @@ pub fn clauses(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_verbs_are_sorted_lowercase_and_short() {
+        assert!(STEP_VERBS.windows(2).all(|w| w[0] < w[1]));
+        for v in STEP_VERBS {
+            assert!(
+                v.len() <= 10 && v.bytes().all(|b| b.is_ascii_lowercase()),
+                "{v}"
+            );
+            assert!(step_verb(v) && step_verb(&v.to_ascii_uppercase()), "{v}");
+        }
+        for w in ["", "lists", "créer", "create1", "reconfigured", "an"] {
+            assert!(!step_verb(w), "{w}");
+        }
+    }
 
     #[test]
     fn clause_splitting() {
@@ -236,6 +321,45 @@ mod tests {
             (
                 "Fetch the ticker, get the candles",
                 &["Fetch the ticker, ", "get the candles"],
+            ),
+            // A lead-in phrase and its first comma belong to the step after them.
+            (
+                "On Semgrep, scan main.cpp and list the findings",
+                &["On Semgrep, scan main.cpp ", "and list the findings"],
+            ),
+            (
+                "Using the Pyodide server, run the script, then save the output",
+                &[
+                    "Using the Pyodide server, run the script, ",
+                    "then save the output",
+                ],
+            ),
+            // Past its first comma, a lead-in clause splits as any other.
+            (
+                "In the repo, create a branch, open a pull request",
+                &["In the repo, create a branch, ", "open a pull request"],
+            ),
+            // "Finally, …" is no lead-in, and a preposition later in a clause is none either.
+            (
+                "Create a file. Finally, on the server, delete it",
+                &["Create a file.", " ", "Finally, on the server, delete it"],
+            ),
+            (
+                "Read the logs from the server, send a summary",
+                &["Read the logs from the server, ", "send a summary"],
+            ),
+            // A sentence that names no action is context for the next (or, last, the one before).
+            (
+                "I'm a Leo. What can you tell me about my week?",
+                &["I'm a Leo. What can you tell me about my week?"],
+            ),
+            (
+                "Hi there! Create a file. Then rename it.",
+                &["Hi there! Create a file.", " ", "Then rename it."],
+            ),
+            (
+                "Create a file. It should be empty.",
+                &["Create a file. It should be empty."],
             ),
         ];
         for (text, want) in cases {
