@@ -249,7 +249,7 @@ impl EnhancedIndex {
                     .term_id(&t.term)
                     .is_none_or(|id| self.store.postings[id as usize].is_empty())
             })
-            .map(|t| t.term.to_string())
+            .map(|t| t.term.as_str().to_owned())
             .collect();
         for u in unknown {
             if !memo.typos.contains_key(&u) {
@@ -418,7 +418,7 @@ impl TermPositions {
         let map: FxHashMap<String, usize> = terms
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.term.to_string(), i))
+            .map(|(i, t)| (t.term.as_str().to_owned(), i))
             .collect();
         let found = map.get(term).copied();
         self.map = Some(map);
