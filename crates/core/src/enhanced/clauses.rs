@@ -19,6 +19,15 @@ fn clause_opener(word: &str) -> bool {
     OPENERS.iter().any(|o| o.eq_ignore_ascii_case(word))
 }
 
+/// Openers that are often no opener inside a clause ("next week", "what's playing then",
+/// "while also focusing"): one opens a step only at a clause's start, after a comma or
+/// `and`, or before a comma or a verb of [`STEP_VERBS`].
+fn loose_opener(word: &str) -> bool {
+    ["then", "next", "also"]
+        .iter()
+        .any(|o| o.eq_ignore_ascii_case(word))
+}
+
 /// Is this word (in any ASCII case) one of [`STEP_VERBS`]?
 fn step_verb(word: &str) -> bool {
     // The longest verb has 10 letters: a longer word, or one with other bytes, is none.
@@ -200,7 +209,15 @@ pub fn clauses(text: &str) -> Vec<&str> {
             continue;
         }
         // Keywords are ASCII, compared in any ASCII case (a word with other letters never is one).
-        let opener = clause_opener(seg);
+        let opener = clause_opener(seg)
+            && (!loose_opener(seg)
+                || since_cut == 0
+                || prev_comma
+                || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and"))
+                || bound_indices_but_spaces(&text[i + seg.len()..])
+                    .map(|(_, s)| s)
+                    .find(|s| *s == "," || s.chars().any(char::is_alphanumeric))
+                    .is_some_and(|s| s == "," || step_verb(s)));
         let verb = !opener && step_verb(seg);
         if opener || verb {
             acted = true;
@@ -360,6 +377,23 @@ mod tests {
             (
                 "Create a file. It should be empty.",
                 &["Create a file. It should be empty."],
+            ),
+            // "then", "next" and "also" inside a clause open a step only before a comma or a verb.
+            (
+                "What's the weather in Tokyo next week?",
+                &["What's the weather in Tokyo next week?"],
+            ),
+            (
+                "Grow sales while also focusing on retention",
+                &["Grow sales while also focusing on retention"],
+            ),
+            (
+                "Create a file then rename it",
+                &["Create a file ", "then rename it"],
+            ),
+            (
+                "Create a file; next, rename it",
+                &["Create a file;", " ", "next, rename it"],
             ),
         ];
         for (text, want) in cases {
