@@ -31,20 +31,42 @@ fn loose_opener(word: &str) -> bool {
 /// Is this word (in any ASCII case) one of [`STEP_VERBS`]?
 fn step_verb(word: &str) -> bool {
     // The longest verb has 10 letters: a longer word, or one with other bytes, is none.
-    let mut buf = [0u8; 10];
-    let Some(lower) = buf.get_mut(..word.len()) else {
+    if word.len() > 10 {
         return false;
-    };
-    for (to, &b) in lower.iter_mut().zip(word.as_bytes()) {
+    }
+    let mut key = 0u128;
+    for (i, &b) in word.as_bytes().iter().enumerate() {
         if !b.is_ascii_alphabetic() {
             return false;
         }
-        *to = b.to_ascii_lowercase();
+        key |= u128::from(b.to_ascii_lowercase()) << (8 * (15 - i));
     }
-    STEP_VERBS
-        .binary_search_by(|v| v.as_bytes().cmp(lower))
-        .is_ok()
+    STEP_VERB_KEYS.binary_search(&key).is_ok()
 }
+
+/// A word of at most 16 bytes as a number whose order is the words' (its first byte the
+/// highest, the bytes after its end zero).
+const fn word_key(word: &str) -> u128 {
+    let b = word.as_bytes();
+    let mut key = 0u128;
+    let mut i = 0;
+    while i < b.len() {
+        key |= (b[i] as u128) << (8 * (15 - i));
+        i += 1;
+    }
+    key
+}
+
+/// [`STEP_VERBS`] as [`word_key`]s, in the same (sorted) order.
+const STEP_VERB_KEYS: [u128; STEP_VERBS.len()] = {
+    let mut keys = [0u128; STEP_VERBS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = word_key(STEP_VERBS[i]);
+        i += 1;
+    }
+    keys
+};
 
 /// Is this word (in any ASCII case) a preposition that opens a lead-in ("On GitHub, open an
 /// issue", "Using the Pyodide server, run …"): the phrase up to its first comma says where or
@@ -218,24 +240,25 @@ pub fn clauses(text: &str) -> Vec<&str> {
                     .map(|(_, s)| s)
                     .find(|s| *s == "," || s.chars().any(char::is_alphanumeric))
                     .is_some_and(|s| s == "," || step_verb(s)));
-        let verb = !opener && step_verb(seg);
-        if opener || verb {
-            acted = true;
-        }
         // A lead-in ends at its first comma, which then joins it to the step that follows.
         let lead_comma = in_lead && prev_comma;
         if prev_comma {
             in_lead = false;
         }
+        let may_split = since_cut > 0
+            && !lead_comma
+            && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")));
+        // Whether the word is a step verb is asked only where it can split, or until the
+        // sentence names an action.
+        let verb = !opener && (may_split || !acted) && step_verb(seg);
+        if opener || verb {
+            acted = true;
+        }
         if opener {
             cuts.push(i);
             since_cut = 0;
             in_lead = false;
-        } else if since_cut > 0
-            && !lead_comma
-            && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")))
-            && verb
-        {
+        } else if may_split && verb {
             let at = if prev_comma {
                 i
             } else {
@@ -298,6 +321,7 @@ mod tests {
     #[test]
     fn step_verbs_are_sorted_lowercase_and_short() {
         assert!(STEP_VERBS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STEP_VERB_KEYS.windows(2).all(|w| w[0] < w[1]));
         for v in STEP_VERBS {
             assert!(
                 v.len() <= 10 && v.bytes().all(|b| b.is_ascii_lowercase()),
