@@ -117,6 +117,19 @@ impl std::fmt::Debug for Analyzer {
     }
 }
 
+/// Whether the English (Porter2) stemmer leaves an ASCII word as it is because of its last
+/// letter: every suffix the algorithm removes or rewrites ends in one of `s d g y i r n m l e
+/// c t` (and so do its exceptional forms, "skies", "dying", "news" …), so a word ending in any
+/// other letter or a digit keeps its form. Stemming costs about 3,000 instructions a word;
+/// this test a few.
+fn keeps_its_form(word: &str) -> bool {
+    word.is_ascii()
+        && word
+            .as_bytes()
+            .last()
+            .is_some_and(|b| !b"sdgyirnmlect".contains(b))
+}
+
 impl Analyzer {
     /// Stage 3–5 for one identifier piece: lowercase, stop words, stem, length cap.
     pub fn normalize<'a>(&self, piece: &'a str) -> Option<Cow<'a, str>> {
@@ -137,9 +150,13 @@ impl Analyzer {
         if let Some(base) = irregular(&lower) {
             return Some(Cow::Borrowed(base));
         }
-        let stemmed = match self.stemmer.stem(&lower) {
-            Cow::Borrowed(s) if s.len() == lower.len() => lower,
-            other => Cow::Owned(other.into_owned()),
+        let stemmed = if keeps_its_form(&lower) {
+            lower
+        } else {
+            match self.stemmer.stem(&lower) {
+                Cow::Borrowed(s) if s.len() == lower.len() => lower,
+                other => Cow::Owned(other.into_owned()),
+            }
         };
         let stemmed = conflate(stemmed);
         (!stemmed.is_empty()).then_some(stemmed)
@@ -341,6 +358,65 @@ impl Analyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stemmer's own answer for words [`keeps_its_form`] lets through: every word of up
+    /// to three letters from `a`–`z` and digits that ends in such a byte, and longer words
+    /// made of common English endings.
+    #[test]
+    fn words_kept_by_their_last_letter_are_what_the_stemmer_gives() {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let alphabet: Vec<u8> = (b'a'..=b'z').chain(b'0'..=b'9').collect();
+        let mut words: Vec<String> = Vec::new();
+        for &a in &alphabet {
+            for &b in &alphabet {
+                for &c in &alphabet {
+                    words.push(String::from_utf8(vec![a, b, c]).unwrap());
+                }
+                words.push(String::from_utf8(vec![a, b]).unwrap());
+            }
+            words.push(String::from_utf8(vec![a]).unwrap());
+        }
+        let stems = [
+            "rational",
+            "condition",
+            "generat",
+            "organiz",
+            "happi",
+            "hope",
+            "nation",
+            "fulness",
+            "sky",
+            "ski",
+            "dy",
+            "ly",
+            "ty",
+            "news",
+            "atlas",
+            "cosmo",
+            "bia",
+            "ande",
+            "eed",
+            "ing",
+        ];
+        let tails = [
+            "", "a", "b", "f", "h", "k", "o", "p", "u", "v", "w", "x", "z", "ab", "ok",
+        ];
+        for s in stems {
+            for t in tails {
+                words.push(format!("{s}{t}"));
+                words.push(format!("{t}{s}{t}"));
+            }
+        }
+        let mut checked = 0;
+        for w in words.iter().filter(|w| keeps_its_form(w)) {
+            assert_eq!(stemmer.stem(w), w.as_str(), "{w}");
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{checked}");
+        for w in ["files", "created", "running", "happy", "café", "x-ray", ""] {
+            assert!(!keeps_its_form(w), "{w}");
+        }
+    }
 
     #[test]
     fn pipeline_table() {
