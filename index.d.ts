@@ -289,7 +289,8 @@ export declare function selectIndexable(names: Array<string>, alwaysLoad: Array<
 /**
  * The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
  * "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
- * the request has one step.
+ * the request has one step. A lead-in ("On GitHub, …") stays with the step after it, and a
+ * sentence that names no action ("I'm a Leo.") joins the next.
  */
 export declare function splitClauses(text: string): Array<string>
 

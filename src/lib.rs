@@ -57,7 +57,8 @@ pub fn tokenize_and_stem(text: String) -> Vec<String> {
 
 /// The clauses (steps) of a request as the enhanced ranking splits it: sentence ends,
 /// "then" / "finally" / "also", and "and" or a comma before a step verb; one element when
-/// the request has one step.
+/// the request has one step. A lead-in ("On GitHub, …") stays with the step after it, and a
+/// sentence that names no action ("I'm a Leo.") joins the next.
 #[napi(catch_unwind)]
 pub fn split_clauses(text: String) -> Vec<String> {
     let text = core::enhanced::analysed_prefix(&text);
