@@ -448,13 +448,13 @@ mod tests {
             .collect();
         let mut idx = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
         assert!(!idx.search("create file", 5, 0.0).is_empty());
-        assert!(!idx.search("create file then number 42", 5, 0.0).is_empty());
+        assert!(!idx.search("create file, then number 42", 5, 0.0).is_empty());
         assert!(idx.scratch.borrow().held() >= 12_000);
         assert!(idx.clause_scratch.borrow().held() >= 12_000);
         let gone: Vec<String> = tools[100..].iter().map(|t| t.name.clone()).collect();
         idx.remove(&gone);
         let fresh = EnhancedIndex::build(tools[..100].to_vec(), Params::default(), 512).unwrap();
-        for q in ["create file", "number 42", "create file then number 42"] {
+        for q in ["create file", "number 42", "create file, then number 42"] {
             let names = |i: &EnhancedIndex, hits: Vec<Hit>| {
                 hits.iter()
                     .map(|h| (i.name(h.slot).unwrap().to_owned(), h.score.to_bits()))
@@ -1130,7 +1130,7 @@ mod tests {
                 words.join(" ")
             })
             .collect();
-        let q = steps.join(" then ");
+        let q = steps.join(", then ");
         assert!(q.len() <= MAX_QUERY_ANALYSED && q.len() > 60_000);
         let t = std::time::Instant::now();
         let hits = i.search(&q, 5, 0.0);
