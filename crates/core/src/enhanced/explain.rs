@@ -1,6 +1,7 @@
 //! Why a tool scored what it did: the scoring pass's own terms, weights and formula,
 //! one tool at a time.
 
+use super::query::QueryMemo;
 use super::{EnhancedIndex, FIELDS, FIELD_NAMES};
 
 /// One field's share of a term's score, for [`EnhancedIndex::explain`].
@@ -33,7 +34,7 @@ impl EnhancedIndex {
     pub fn explain(&self, query: &str, name: &str) -> Option<Explain> {
         let slot = self.store().slot_of(name)?;
         let doc = self.store.docs[slot as usize].as_ref()?;
-        let q = self.parse_query(query);
+        let (q, parts) = self.request_with(query, &mut QueryMemo::default());
         let mut terms = Vec::new();
         // Whether every word the tool has is common (see `accumulate_terms`).
         let mut only_common = true;
@@ -72,7 +73,6 @@ impl EnhancedIndex {
         let ranked = if hits.is_empty() && !filter_only {
             Vec::new()
         } else {
-            let parts = self.clause_queries(query);
             self.search_clauses(&q, &parts, usize::MAX, f64::NEG_INFINITY)
         };
         // The crowd rule reads the final ranking: a search that abstains has no result.

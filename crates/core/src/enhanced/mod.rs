@@ -236,8 +236,7 @@ impl EnhancedIndex {
             words: self.word_cache.take(),
             typos: self.typo_cache.take(),
         };
-        let q = self.parse_query_with(query, &mut memo, true);
-        let parts = self.clause_queries_with(query, &mut memo);
+        let (q, parts) = self.request_with(query, &mut memo);
         memo.words.trim(WORD_CACHE_MAX);
         if memo.typos.len() > WORD_CACHE_MAX {
             memo.typos = FxHashMap::default();

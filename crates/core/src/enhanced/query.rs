@@ -55,25 +55,83 @@ pub(super) struct QueryMemo {
     pub(super) typos: FxHashMap<String, Vec<String>>,
 }
 
+/// What [`EnhancedIndex::parse_query_with`] works out of a text.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Analysis {
+    /// A whole request: its terms, raw name tokens and server filters.
+    Request,
+    /// A clause of a request: its terms and server filters (a clause is scored by its terms).
+    Clause,
+    /// A request's raw name tokens and server filters only (its terms come from its clauses).
+    Names,
+}
+
+/// The most clauses a request is split into; a request of more is searched as one step.
+const MAX_CLAUSES: usize = 8;
+
 /// The most words [`EnhancedIndex`] keeps analysed between requests (words of up to
 /// [`analyze::MAX_MEMO_WORD`] bytes: well under 1 MB in all).
 pub const WORD_CACHE_MAX: usize = 4096;
 
 impl EnhancedIndex {
-    /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters.
+    /// Analyse a query: terms (with typo and lexicon expansions), raw tokens, server filters;
+    /// the request [`EnhancedIndex::search`] scores. A request of several clauses is analysed
+    /// clause by clause, its terms those of its clauses together.
     pub fn parse_query(&self, query: &str) -> ParsedQuery {
-        self.parse_query_with(query, &mut QueryMemo::default(), true)
+        self.request_with(query, &mut QueryMemo::default()).0
     }
 
-    /// [`EnhancedIndex::parse_query`] with a memo of analysed words and typo corrections,
-    /// shared by a request and its clauses. Without `names`, the raw name tokens are left
-    /// out (a clause is scored by its terms only).
+    /// A request as search reads it: the request analysed, and its clauses when it has
+    /// several steps ([`EnhancedIndex::clause_queries`]). A request of several clauses is
+    /// analysed clause by clause, and its terms are the clauses' terms together (each once,
+    /// at its highest weight, required where any clause requires it, and of the origin the
+    /// request's own analysis would give it: a word of the request before a CJK character,
+    /// a synonym, a lexicon expansion or a correction); its raw name tokens and server
+    /// filters are read off the whole request. So each word is analysed once.
+    pub(super) fn request_with(
+        &self,
+        query: &str,
+        memo: &mut QueryMemo,
+    ) -> (ParsedQuery, Vec<ParsedQuery>) {
+        if self.params.clause_weight > 0.0 {
+            let pieces = analyze::clauses(analysed_prefix(query));
+            if (2..=MAX_CLAUSES).contains(&pieces.len()) {
+                let all: Vec<ParsedQuery> = pieces
+                    .into_iter()
+                    .map(|c| self.parse_query_with(c, memo, Analysis::Clause))
+                    .collect();
+                let mut q = self.parse_query_with(query, memo, Analysis::Names);
+                merge_terms(&mut q.terms, &all);
+                let parts: Vec<ParsedQuery> =
+                    all.into_iter()
+                        .filter(|pq| {
+                            pq.terms.iter().any(|t| {
+                                t.origin == "query"
+                                    && self.store.term_id(&t.term).is_some_and(|id| {
+                                        !self.store.postings[id as usize].is_empty()
+                                    })
+                            })
+                        })
+                        .collect();
+                return (q, if parts.len() < 2 { Vec::new() } else { parts });
+            }
+        }
+        (
+            self.parse_query_with(query, memo, Analysis::Request),
+            Vec::new(),
+        )
+    }
+
+    /// [`EnhancedIndex::parse_query`]'s analysis of one text, as `mode` says, with a memo of
+    /// analysed words and typo corrections shared by a request and its clauses.
     pub(super) fn parse_query_with(
         &self,
         query: &str,
         memo: &mut QueryMemo,
-        names: bool,
+        mode: Analysis,
     ) -> ParsedQuery {
+        let names = mode != Analysis::Clause;
+        let words = mode != Analysis::Names;
         let query = analysed_prefix(query);
         let mut q = ParsedQuery::default();
         let mut seen = TermPositions::default();
@@ -147,6 +205,9 @@ impl EnhancedIndex {
                 q.raw.push(trimmed_key(trimmed));
                 q.raw_ident.push(ident || raws.len() == 1);
             }
+            if !words {
+                continue;
+            }
             if required {
                 // A required word is its words: not the characters of a CJK run.
                 for t in self.analyzer.word_tokens(body) {
@@ -159,6 +220,11 @@ impl EnhancedIndex {
                 free_text.push_str(body);
                 free_text.push(' ');
             }
+        }
+        if !words {
+            q.servers.sort_unstable();
+            q.servers.dedup();
+            return q;
         }
         // Quoted text is mostly an argument value ("named 'Daily Tasks'"): its words weigh
         // less, unless the request is nothing but a quotation.
@@ -313,43 +379,46 @@ impl EnhancedIndex {
     }
 
     /// The analysed clauses of a multi-step request (their terms; raw name tokens are not
-    /// kept); empty when it has fewer than two clauses with a word some tool has (or clause
-    /// coverage is off).
+    /// kept); empty when it has fewer than two clauses with a word some tool has, or more than
+    /// eight (or clause coverage is off).
     pub fn clause_queries(&self, query: &str) -> Vec<ParsedQuery> {
-        self.clause_queries_with(query, &mut QueryMemo::default())
+        self.request_with(query, &mut QueryMemo::default()).1
     }
+}
 
-    pub(super) fn clause_queries_with(
-        &self,
-        query: &str,
-        memo: &mut QueryMemo,
-    ) -> Vec<ParsedQuery> {
-        const MAX_CLAUSES: usize = 8;
-        if self.params.clause_weight <= 0.0 {
-            return Vec::new();
+/// Where a term's origin puts it in a request's own analysis, which adds the request's
+/// words, then the characters of its CJK runs, its synonyms, lexicon expansions and
+/// corrections: a term found in several clauses keeps the earliest.
+fn origin_rank(origin: &str) -> u8 {
+    match origin {
+        "query" => 0,
+        "unigram" => 1,
+        "lexicon" => 3,
+        o if o.starts_with("synonym:") => 2,
+        _ => 4,
+    }
+}
+
+/// Add the terms of a request's clauses, in order, to its term list: each term once, at its
+/// highest weight, required where any clause requires it, with the earliest origin.
+fn merge_terms(terms: &mut Vec<QueryTerm>, clauses: &[ParsedQuery]) {
+    let mut seen = TermPositions::default();
+    terms.reserve(clauses.iter().map(|c| c.terms.len()).sum());
+    for t in clauses.iter().flat_map(|c| &c.terms) {
+        match seen.find(terms, &t.term) {
+            Ok(i) => {
+                let e = &mut terms[i];
+                e.required |= t.required;
+                e.weight = e.weight.max(t.weight);
+                if origin_rank(&t.origin) < origin_rank(&e.origin) {
+                    e.origin = t.origin.clone();
+                }
+            }
+            Err(hash) => {
+                seen.note(&t.term, terms.len(), hash);
+                terms.push(t.clone());
+            }
         }
-        let text = analysed_prefix(query);
-        let parts = analyze::clauses(text);
-        if parts.len() < 2 || parts.len() > MAX_CLAUSES {
-            return Vec::new();
-        }
-        let out: Vec<ParsedQuery> = parts
-            .into_iter()
-            .map(|c| self.parse_query_with(c, memo, false))
-            .filter(|pq| {
-                pq.terms.iter().any(|t| {
-                    t.origin == "query"
-                        && self
-                            .store
-                            .term_id(&t.term)
-                            .is_some_and(|id| !self.store.postings[id as usize].is_empty())
-                })
-            })
-            .collect();
-        if out.len() < 2 {
-            return Vec::new();
-        }
-        out
     }
 }
 
@@ -564,6 +633,44 @@ mod tests {
         ];
         for (query, want) in cases {
             assert_eq!(idx.parse_query(query).raw_ident, *want, "{query:?}");
+        }
+    }
+
+    /// A request of several clauses gets the terms its own analysis would give it, read off
+    /// its clauses: the same terms with the same weights, flags and origins (in the clauses'
+    /// order), and the same raw name tokens and server filters.
+    #[test]
+    fn a_multi_step_request_has_the_terms_of_its_whole_text() {
+        let tools = vec![
+            ToolDoc::new("create_note", "Create a note in a notebook"),
+            ToolDoc::new("make_file", "Make a new file in a folder; rename files"),
+            ToolDoc::new("list_folder", "List the files of a folder"),
+        ];
+        let idx = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let sorted = |q: &ParsedQuery| {
+            let mut v: Vec<(String, u64, bool, String)> = q
+                .terms
+                .iter()
+                .map(|t| {
+                    let origin = t.origin.to_string();
+                    (t.term.to_string(), t.weight.to_bits(), t.required, origin)
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        for request in [
+            "Create a note named a.txt, then make a file and list the folder.",
+            "Create a note. Then make +notebook files, and list the folder server:other",
+            "Finally, list the foldr, then create_note \"Plan, then act\" and rename it",
+        ] {
+            let (q, parts) = idx.request_with(request, &mut QueryMemo::default());
+            assert!(parts.len() >= 2, "{request}");
+            let whole = idx.parse_query_with(request, &mut QueryMemo::default(), Analysis::Request);
+            assert_eq!(sorted(&q), sorted(&whole), "{request}");
+            assert_eq!(q.raw, whole.raw, "{request}");
+            assert_eq!(q.raw_ident, whole.raw_ident, "{request}");
+            assert_eq!(q.servers, whole.servers, "{request}");
         }
     }
 
