@@ -92,6 +92,8 @@ pub struct EnhancedIndex {
     /// Typo corrections requests have had, by unknown word: they depend on the tools, so any
     /// change empties it; at most [`WORD_CACHE_MAX`] words, then it starts over.
     typo_cache: RefCell<FxHashMap<String, Vec<String>>>,
+    /// Emptied analyses of earlier requests, for the next to fill ([`ParsedQuery::recycle`]).
+    spare_queries: RefCell<Vec<ParsedQuery>>,
     /// Stem → the stems of its synonyms.
     synonyms: FxHashMap<String, Vec<String>>,
     /// Stems of [`analyze::GENERIC_NAME_WORDS`].
@@ -126,6 +128,7 @@ impl EnhancedIndex {
             tf_cache: RefCell::new(score::TfCache::default()),
             word_cache: RefCell::new(analyze::WordMemo::default()),
             typo_cache: RefCell::new(FxHashMap::default()),
+            spare_queries: RefCell::new(Vec::new()),
             synonyms: FxHashMap::default(),
             generic: FxHashSet::default(),
         }
@@ -200,6 +203,16 @@ impl EnhancedIndex {
                 .tf_cache
                 .try_borrow()
                 .map_or(0, |c| c.held() * size_of::<f64>())
+            + self.spare_queries.try_borrow().map_or(0, |v| {
+                v.iter()
+                    .map(|q| {
+                        q.terms.capacity() * size_of::<QueryTerm>()
+                            + q.raw.capacity() * size_of::<compact_str::CompactString>()
+                            + q.raw_ident.capacity()
+                            + q.servers.capacity() * size_of::<String>()
+                    })
+                    .sum()
+            })
     }
 
     /// The tools' slots, names and vocabulary: [`SlotStore::len`], `slot_of`, `slots`,
@@ -235,6 +248,7 @@ impl EnhancedIndex {
         let mut memo = QueryMemo {
             words: self.word_cache.take(),
             typos: self.typo_cache.take(),
+            spare: self.spare_queries.take(),
         };
         let (q, parts) = self.request_with(query, &mut memo);
         memo.words.trim(WORD_CACHE_MAX);
@@ -243,7 +257,10 @@ impl EnhancedIndex {
         }
         self.word_cache.replace(memo.words);
         self.typo_cache.replace(memo.typos);
-        self.search_clauses(&q, &parts, limit, min_score)
+        let hits = self.search_clauses(&q, &parts, limit, min_score);
+        ParsedQuery::recycle(std::iter::once(q).chain(parts), &mut memo.spare);
+        self.spare_queries.replace(memo.spare);
+        hits
     }
 
     /// How many postings the terms of an analysed query have: the work of its scoring loop
@@ -438,6 +455,34 @@ mod tests {
         };
         let idx = EnhancedIndex::build(tools, off, 512).unwrap();
         assert_eq!(top(&idx, "单")[0], "pick_one");
+    }
+
+    /// The analyses a request leaves for the next to fill change no result, and a request of
+    /// thousands of words leaves no large list behind.
+    #[test]
+    fn spare_analyses_change_nothing_and_stay_small() {
+        let i = idx();
+        let scores = |q: &str| {
+            i.search(q, 5, 0.0)
+                .iter()
+                .map(|h| (h.slot, h.score.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let requests = [
+            "send a message to the team",
+            "create a file named a.txt, then rename it and list the folder",
+            "+message server:none slack",
+        ];
+        let first: Vec<_> = requests.iter().map(|q| scores(q)).collect();
+        let huge: String = (0..5_000).map(|k| format!("w{k}x, then ")).collect();
+        i.search(&huge, 5, 0.0);
+        let again: Vec<_> = requests.iter().map(|q| scores(q)).collect();
+        assert_eq!(first, again);
+        let spare = i.spare_queries.borrow();
+        assert!(spare.len() <= ParsedQuery::SPARE);
+        assert!(spare
+            .iter()
+            .all(|q| q.terms.is_empty() && q.terms.capacity() <= 256));
     }
 
     #[test]

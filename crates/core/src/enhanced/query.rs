@@ -53,6 +53,31 @@ pub(super) struct QueryMemo {
     pub(super) words: analyze::WordMemo,
     /// Typo corrections by unknown word.
     pub(super) typos: FxHashMap<String, Vec<String>>,
+    /// Analysed queries of earlier requests, emptied, whose lists a new analysis fills
+    /// instead of allocating its own (see [`ParsedQuery::recycle`]).
+    pub(super) spare: Vec<ParsedQuery>,
+}
+
+impl ParsedQuery {
+    /// The most queries kept for reuse between requests, and the most terms a kept one
+    /// has room for: a request of thousands of words leaves no large lists behind.
+    pub(super) const SPARE: usize = 9;
+    const SPARE_TERMS: usize = 256;
+
+    /// Empty `done` (analysed queries a request has finished with) into `spare`, as room for
+    /// the next request's analyses, up to [`Self::SPARE`] of them of modest size.
+    pub(super) fn recycle(done: impl IntoIterator<Item = ParsedQuery>, spare: &mut Vec<Self>) {
+        for mut q in done {
+            if spare.len() >= Self::SPARE || q.terms.capacity() > Self::SPARE_TERMS {
+                continue;
+            }
+            q.terms.clear();
+            q.raw.clear();
+            q.raw_ident.clear();
+            q.servers.clear();
+            spare.push(q);
+        }
+    }
 }
 
 /// What [`EnhancedIndex::parse_query_with`] works out of a text.
@@ -133,7 +158,7 @@ impl EnhancedIndex {
         let names = mode != Analysis::Clause;
         let words = mode != Analysis::Names;
         let query = analysed_prefix(query);
-        let mut q = ParsedQuery::default();
+        let mut q = memo.spare.pop().unwrap_or_default();
         let mut seen = TermPositions::default();
         // A term's origin is worked out only when the term is new (a synonym or correction
         // the query already has keeps its first origin, with no label made for it).
