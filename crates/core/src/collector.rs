@@ -260,9 +260,18 @@ impl TopK {
     #[inline(never)]
     fn insert(&mut self, h: Hit) {
         let best = &mut self.best;
-        let at = best.partition_point(|x| rank_order(x, &h).is_lt());
-        best.insert(at, h);
-        best.truncate(self.k);
+        if best.len() == self.k {
+            // Full: the last goes (the new hit ranks above it).
+            best.pop();
+        }
+        // Moved up from the end past the hits it ranks before (the list is short).
+        best.push(h);
+        let mut at = best.len() - 1;
+        while at > 0 && rank_order(&h, &best[at - 1]).is_lt() {
+            best[at] = best[at - 1];
+            at -= 1;
+        }
+        best[at] = h;
         if best.len() == self.k {
             self.floor = best[self.k - 1].score;
         }

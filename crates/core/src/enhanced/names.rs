@@ -78,8 +78,12 @@ impl EnhancedIndex {
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
             key.clear();
             key.push(COMPACT_MARK);
-            // The word without its underscores, copied a run at a time.
-            r.split('_').for_each(|run| key.push_str(run));
+            // The word without its underscores, copied a run at a time (most words have none).
+            if r.contains('_') {
+                r.split('_').for_each(|run| key.push_str(run));
+            } else {
+                key.push_str(r);
+            }
             let candidates = [ident.then_some(r.as_str()), Some(key.as_str())];
             for cand in candidates.into_iter().flatten() {
                 let Some(v) = self.keys.get(cand) else {
