@@ -92,6 +92,10 @@ pub struct EnhancedIndex {
     /// Typo corrections requests have had, by unknown word: they depend on the tools, so any
     /// change empties it; at most [`WORD_CACHE_MAX`] words, then it starts over.
     typo_cache: RefCell<FxHashMap<String, Vec<String>>>,
+    /// What raw words of requests are to the name tiers ([`query::RawName`]): they depend on
+    /// the tools' names, so any change empties it; at most [`WORD_CACHE_MAX`] words, then it
+    /// starts over.
+    name_cache: RefCell<FxHashMap<compact_str::CompactString, query::RawName>>,
     /// Emptied analyses of earlier requests, for the next to fill ([`ParsedQuery::recycle`]).
     spare_queries: RefCell<Vec<ParsedQuery>>,
     /// Stem → the stems of its synonyms.
@@ -128,6 +132,7 @@ impl EnhancedIndex {
             tf_cache: RefCell::new(score::TfCache::default()),
             word_cache: RefCell::new(analyze::WordMemo::default()),
             typo_cache: RefCell::new(FxHashMap::default()),
+            name_cache: RefCell::new(FxHashMap::default()),
             spare_queries: RefCell::new(Vec::new()),
             synonyms: FxHashMap::default(),
             generic: FxHashSet::default(),
@@ -203,12 +208,16 @@ impl EnhancedIndex {
                 .tf_cache
                 .try_borrow()
                 .map_or(0, |c| c.held() * size_of::<f64>())
+            + self.name_cache.try_borrow().map_or(0, |m| {
+                m.capacity() * (2 * size_of::<compact_str::CompactString>() + 8)
+            })
             + self.spare_queries.try_borrow().map_or(0, |v| {
                 v.iter()
                     .map(|q| {
                         q.terms.capacity() * size_of::<QueryTerm>()
                             + q.raw.capacity() * size_of::<compact_str::CompactString>()
                             + q.raw_ident.capacity()
+                            + q.raw_named.capacity()
                             + q.servers.capacity() * size_of::<String>()
                     })
                     .sum()
@@ -248,6 +257,7 @@ impl EnhancedIndex {
         let mut memo = QueryMemo {
             words: self.word_cache.take(),
             typos: self.typo_cache.take(),
+            names: self.name_cache.take(),
             spare: self.spare_queries.take(),
         };
         let (q, parts) = self.request_with(query, &mut memo);
@@ -255,8 +265,12 @@ impl EnhancedIndex {
         if memo.typos.len() > WORD_CACHE_MAX {
             memo.typos = FxHashMap::default();
         }
+        if memo.names.len() > WORD_CACHE_MAX {
+            memo.names = FxHashMap::default();
+        }
         self.word_cache.replace(memo.words);
         self.typo_cache.replace(memo.typos);
+        self.name_cache.replace(memo.names);
         let hits = self.search_clauses(&q, &parts, limit, min_score);
         ParsedQuery::recycle(std::iter::once(q).chain(parts), &mut memo.spare);
         self.spare_queries.replace(memo.spare);
@@ -552,6 +566,31 @@ mod tests {
             .iter()
             .map(|h| i.name(h.slot).unwrap().to_owned())
             .collect()
+    }
+
+    /// What the name tiers found of a word is kept per index, and forgotten when the tools
+    /// change: a tool added under a word already searched gets its name tier, and one
+    /// removed loses it.
+    #[test]
+    fn name_tiers_follow_the_tools() {
+        let mut i = idx();
+        let tier_of = |i: &EnhancedIndex, q: &str, name: &str| {
+            let slot = i.store().slot_of(name).unwrap();
+            i.tiers(&i.parse_query(q)).get(&slot).copied().unwrap_or(0)
+        };
+        let names = |i: &EnhancedIndex, q: &str| top(i, q);
+        assert!(!names(&i, "run frob_nicate now").contains(&"frob_nicate".to_owned()));
+        assert!(i.name_cache.borrow().contains_key("frob_nicate"));
+        i.upsert(vec![ToolDoc::new("frob_nicate", "Turn widgets around")])
+            .unwrap();
+        assert_eq!(names(&i, "run frob_nicate now")[0], "frob_nicate");
+        assert!(tier_of(&i, "run frob_nicate now", "frob_nicate") > 0);
+        let named = |i: &EnhancedIndex| i.name_cache.borrow()["frob_nicate"].named;
+        assert_ne!(named(&i), 0);
+        i.remove(&["frob_nicate"]);
+        assert!(!names(&i, "run frob_nicate now").contains(&"frob_nicate".to_owned()));
+        assert_eq!(named(&i), 0);
+        assert!(i.tiers(&i.parse_query("run frob_nicate now")).is_empty());
     }
 
     #[test]

@@ -46,6 +46,24 @@ pub(super) fn trimmed_key(t: &str) -> CompactString {
     CompactString::from(t.to_lowercase().replace('-', "_"))
 }
 
+/// A raw token's key is itself a name key of the index (see `ParsedQuery::raw_named`).
+pub(super) const NAMES_KEY: u8 = 1;
+/// A raw token's compact key ([`compact_key`]) is a name key of the index.
+pub(super) const NAMES_COMPACT: u8 = 2;
+
+/// The key a name's words run together have: [`COMPACT_MARK`], then the name key without
+/// its underscores.
+pub(super) fn compact_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 1);
+    out.push(COMPACT_MARK);
+    if key.contains('_') {
+        key.split('_').for_each(|run| out.push_str(run));
+    } else {
+        out.push_str(key);
+    }
+    out
+}
+
 pub(super) fn compact(s: &str) -> String {
     s.chars().filter(|c| *c != '_').collect()
 }
@@ -67,24 +85,28 @@ impl EnhancedIndex {
         let mut tiers: FxHashMap<u32, u8> = FxHashMap::default();
         // The query's words and servers a leaf match may be on (made on the first leaf match).
         let mut raw_servers: Option<FxHashSet<String>> = None;
-        // Room for most words' keys, so it is allocated once.
-        let mut key = String::with_capacity(32);
         // The tool lists already walked: a name given again (a request may repeat one
         // thousands of times) adds nothing, since tiers keep their best. Few words name tools,
         // so a scan of this short list is enough.
         let mut walked: Vec<*const Vec<(u32, u8)>> = Vec::new();
-        for (r, &ident) in q.raw.iter().zip(&q.raw_ident) {
+        for (i, (r, &ident)) in q.raw.iter().zip(&q.raw_ident).enumerate() {
+            // Which of the word's keys name a tool, as the analysis found (or, without that,
+            // both may).
+            let named = q
+                .raw_named
+                .get(i)
+                .copied()
+                .unwrap_or(NAMES_KEY | NAMES_COMPACT);
+            if named == 0 {
+                continue;
+            }
             // A plain word ("image", "search") names a tool only when it is the whole query;
             // identifier-shaped tokens (`create_issue`, `CronCreate`) always may.
-            key.clear();
-            key.push(COMPACT_MARK);
-            // The word without its underscores, copied a run at a time (most words have none).
-            if r.contains('_') {
-                r.split('_').for_each(|run| key.push_str(run));
-            } else {
-                key.push_str(r);
-            }
-            let candidates = [ident.then_some(r.as_str()), Some(key.as_str())];
+            let key = (named & NAMES_COMPACT != 0).then(|| compact_key(r));
+            let candidates = [
+                (ident && named & NAMES_KEY != 0).then_some(r.as_str()),
+                key.as_deref(),
+            ];
             for cand in candidates.into_iter().flatten() {
                 let Some(v) = self.keys.get(cand) else {
                     continue;

@@ -11,7 +11,9 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::analyze;
 use super::lexicon;
-use super::names::{compact, name_key, name_trim, trimmed_key};
+use super::names::{
+    compact, compact_key, name_key, name_trim, trimmed_key, NAMES_COMPACT, NAMES_KEY,
+};
 use super::tools::for_each_deletion;
 use super::EnhancedIndex;
 
@@ -42,6 +44,9 @@ pub struct ParsedQuery {
     /// (`snake_case`, `kebab-case`, `CamelCase`) or was the whole query.
     pub raw: Vec<CompactString>,
     pub raw_ident: Vec<bool>,
+    /// Which of each raw token's keys are name keys of the index ([`NAMES_KEY`],
+    /// [`NAMES_COMPACT`]); a token without an entry here is looked up.
+    pub raw_named: Vec<u8>,
     /// `server:` / `+server` filters (compacted server keys).
     pub servers: Vec<String>,
 }
@@ -53,6 +58,8 @@ pub(super) struct QueryMemo {
     pub(super) words: analyze::WordMemo,
     /// Typo corrections by unknown word.
     pub(super) typos: FxHashMap<String, Vec<String>>,
+    /// What each raw word (trimmed, as written) is to the name tiers.
+    pub(super) names: FxHashMap<CompactString, RawName>,
     /// Analysed queries of earlier requests, emptied, whose lists a new analysis fills
     /// instead of allocating its own (see [`ParsedQuery::recycle`]).
     pub(super) spare: Vec<ParsedQuery>,
@@ -74,10 +81,20 @@ impl ParsedQuery {
             q.terms.clear();
             q.raw.clear();
             q.raw_ident.clear();
+            q.raw_named.clear();
             q.servers.clear();
             spare.push(q);
         }
     }
+}
+
+/// A raw word of a request as the name tiers read it (see `EnhancedIndex::raw_name`): it
+/// depends on the word and the index's names, so an index keeps it until its tools change.
+#[derive(Clone, Debug)]
+pub(super) struct RawName {
+    key: CompactString,
+    ident: bool,
+    pub(super) named: u8,
 }
 
 /// What [`EnhancedIndex::parse_query_with`] works out of a text.
@@ -147,6 +164,24 @@ impl EnhancedIndex {
         )
     }
 
+    /// What a raw word of a request (trimmed) is to the name tiers: its name key, whether it
+    /// looks like an identifier, and which of its keys name a tool here.
+    fn raw_name(&self, trimmed: &str) -> RawName {
+        let key = trimmed_key(trimmed);
+        let mut named = 0;
+        if self.keys.contains_key(key.as_str()) {
+            named |= NAMES_KEY;
+        }
+        if self.keys.contains_key(&compact_key(&key)) {
+            named |= NAMES_COMPACT;
+        }
+        RawName {
+            ident: looks_like_identifier(trimmed),
+            key,
+            named,
+        }
+    }
+
     /// [`EnhancedIndex::parse_query`]'s analysis of one text, as `mode` says, with a memo of
     /// analysed words and typo corrections shared by a request and its clauses.
     pub(super) fn parse_query_with(
@@ -192,6 +227,7 @@ impl EnhancedIndex {
         if names {
             q.raw.reserve(raws.len());
             q.raw_ident.reserve(raws.len());
+            q.raw_named.reserve(raws.len());
         }
         let quoted = quoted_tokens(&raws);
         // The words the lexicon reads: every word but the `server:` / `+server` filters (a
@@ -224,11 +260,21 @@ impl EnhancedIndex {
             }
             let trimmed = if names { name_trim(body) } else { "" };
             if !trimmed.is_empty() {
-                let ident = looks_like_identifier(trimmed);
+                let name = match memo.names.get(trimmed) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n = self.raw_name(trimmed);
+                        if trimmed.len() <= analyze::MAX_MEMO_WORD {
+                            memo.names.insert(CompactString::from(trimmed), n.clone());
+                        }
+                        n
+                    }
+                };
                 // A word that is the whole request counts as a name (`raws` splits where
                 // `trim` cuts, so this is `query.trim() == raw` without trimming per word).
-                q.raw.push(trimmed_key(trimmed));
-                q.raw_ident.push(ident || raws.len() == 1);
+                q.raw.push(name.key);
+                q.raw_ident.push(name.ident || raws.len() == 1);
+                q.raw_named.push(name.named);
             }
             if !words {
                 continue;

@@ -376,6 +376,7 @@ impl Scorer for EnhancedIndex {
     fn refresh(&mut self) {
         // Corrections depend on the tools' name words; kept saturations on their lengths.
         self.typo_cache.get_mut().clear();
+        self.name_cache.get_mut().clear();
         self.tf_cache.get_mut().clear();
         let n = self.store.live.max(1) as f64;
         let avg: [f64; FIELDS] = std::array::from_fn(|f| (self.len_sum[f] as f64 / n).max(1.0));
