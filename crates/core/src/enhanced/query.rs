@@ -44,8 +44,8 @@ pub struct ParsedQuery {
     /// (`snake_case`, `kebab-case`, `CamelCase`) or was the whole query.
     pub raw: Vec<CompactString>,
     pub raw_ident: Vec<bool>,
-    /// Which of each raw token's keys are name keys of the index ([`NAMES_KEY`],
-    /// [`NAMES_COMPACT`]); a token without an entry here is looked up.
+    /// Which of each raw token's keys are name keys of the index (bit 1: the key itself,
+    /// bit 2: its words run together); a token without an entry here is looked up.
     pub raw_named: Vec<u8>,
     /// `server:` / `+server` filters (compacted server keys).
     pub servers: Vec<String>,
