@@ -8,7 +8,9 @@ use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::analyze::{self, Analyzer, WordMemo};
-use super::names::{compact, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF};
+use super::names::{
+    compact, compact_key, name_key, server_and_leaf, COMPACT_MARK, TIER_FULL, TIER_LEAF,
+};
 use super::{EnhancedIndex, FIELDS, SCHEMA_FIELD};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotDoc, SlotStore};
@@ -134,9 +136,10 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
     if leaf_key != full {
         keys.push((leaf_key.clone(), TIER_LEAF));
     }
-    let c = compact(&leaf_key);
-    if analyze::split_identifier(leaf).len() > 1 && c.len() >= 4 {
-        keys.push((format!("{COMPACT_MARK}{c}"), TIER_LEAF));
+    // The leaf's words run together ("createissue"), for a request that writes them so.
+    let c = compact_key(&leaf_key);
+    if analyze::split_identifier(leaf).len() > 1 && c.len() - COMPACT_MARK.len_utf8() >= 4 {
+        keys.push((c, TIER_LEAF));
     }
     Analyzed {
         name: doc.name.clone(),
