@@ -220,20 +220,27 @@ impl EnhancedIndex {
             });
         };
         let raws = whitespace_tokens(query);
-        let mut free_text = String::with_capacity(query.len() + 1);
+        // The text the words are read from (none when only names are wanted).
+        let mut free_text = String::with_capacity(if words { query.len() + 1 } else { 0 });
         let mut quoted_text = String::new();
-        // Room for each word's term and a few synonyms, so the list grows once at most.
-        q.terms.reserve(raws.len().min(64) + 8);
+        if words {
+            // Room for each word's term and a few synonyms, so the list grows once at most.
+            q.terms.reserve(raws.len().min(64) + 8);
+        }
         if names {
             q.raw.reserve(raws.len());
             q.raw_ident.reserve(raws.len());
             q.raw_named.reserve(raws.len());
         }
-        let quoted = quoted_tokens(&raws);
+        let quoted = if words {
+            quoted_tokens(&raws)
+        } else {
+            Vec::new()
+        };
         // The words the lexicon reads: every word but the `server:` / `+server` filters (a
         // server named in Han characters is a filter, not a request for its meaning).
         let mut lexicon_text = String::new();
-        let has_cjk = analyze::has_cjk(query);
+        let has_cjk = words && analyze::has_cjk(query);
         for (ri, &raw) in raws.iter().enumerate() {
             // `+word` requires a word; `+1 555 …` and `+1234567890` are phone numbers.
             let (required, body) = match raw.strip_prefix('+') {
