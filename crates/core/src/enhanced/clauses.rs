@@ -231,11 +231,12 @@ pub fn clauses(text: &str) -> Vec<&str> {
             continue;
         }
         // Keywords are ASCII, compared in any ASCII case (a word with other letters never is one).
+        let after_and = prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and"));
         let opener = clause_opener(seg)
             && (!loose_opener(seg)
                 || since_cut == 0
                 || prev_comma
-                || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and"))
+                || after_and
                 || bound_indices_but_spaces(&text[i + seg.len()..])
                     .map(|(_, s)| s)
                     .find(|s| *s == "," || s.chars().any(char::is_alphanumeric))
@@ -245,9 +246,7 @@ pub fn clauses(text: &str) -> Vec<&str> {
         if prev_comma {
             in_lead = false;
         }
-        let may_split = since_cut > 0
-            && !lead_comma
-            && (prev_comma || prev_word.is_some_and(|p| p.eq_ignore_ascii_case("and")));
+        let may_split = since_cut > 0 && !lead_comma && (prev_comma || after_and);
         // Whether the word is a step verb is asked only where it can split, or until the
         // sentence names an action.
         let verb = !opener && (may_split || !acted) && step_verb(seg);
