@@ -272,16 +272,23 @@ impl Analyzer {
     /// [`Analyzer::query_tokens_with`], each token handed to `emit` (borrowed where the memo
     /// holds it, so a caller that already has the token copies nothing) with whether it is a
     /// unigram (see [`Analyzer::analyze_tagged`]).
+    #[inline]
     pub fn query_tokens_tagged(
         &self,
         text: &str,
         memo: &mut WordMemo,
         mut emit: impl FnMut(Cow<'_, str>, bool),
     ) {
+        self.query_tokens_into(text, memo, &mut emit);
+    }
+
+    /// [`Analyzer::query_tokens_tagged`], one copy for every caller.
+    #[inline(never)]
+    fn query_tokens_into(&self, text: &str, memo: &mut WordMemo, emit: &mut TaggedSink<'_>) {
         // Conversational words are left out of the word sequence (as if they were spaces:
         // a word on each side of one still makes a phrasal verb).
         let kept = words(text).filter(|w| !is_query_stop_any_case(w));
-        self.analyze_words_with(kept, memo, &mut emit);
+        self.analyze_words_with(kept, memo, emit);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out

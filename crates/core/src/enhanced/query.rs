@@ -195,30 +195,6 @@ impl EnhancedIndex {
         let query = analysed_prefix(query);
         let mut q = memo.spare.pop().unwrap_or_default();
         let mut seen = TermPositions::default();
-        // A term's origin is worked out only when the term is new (a synonym or correction
-        // the query already has keeps its first origin, with no label made for it).
-        let mut add = |q: &mut ParsedQuery,
-                       term: Cow<'_, str>,
-                       weight: f64,
-                       origin: &dyn Fn() -> Cow<'static, str>,
-                       required: bool| {
-            let hash = match seen.find(&q.terms, &term) {
-                Ok(i) => {
-                    let existing = &mut q.terms[i];
-                    existing.required |= required;
-                    existing.weight = existing.weight.max(weight);
-                    return;
-                }
-                Err(hash) => hash,
-            };
-            seen.note(&term, q.terms.len(), hash);
-            q.terms.push(QueryTerm {
-                term: CompactString::from(term),
-                weight,
-                origin: origin(),
-                required,
-            });
-        };
         let raws = whitespace_tokens(query);
         // The text the words are read from (none when only names are wanted).
         let mut free_text = String::with_capacity(if words { query.len() + 1 } else { 0 });
@@ -287,10 +263,7 @@ impl EnhancedIndex {
                 continue;
             }
             if required {
-                // A required word is its words: not the characters of a CJK run.
-                for t in self.analyzer.word_tokens(body) {
-                    add(&mut q, Cow::Owned(t), 1.0, &|| Cow::Borrowed("query"), true);
-                }
+                self.add_required(&mut q, &mut seen, body);
             } else if quoted[ri] {
                 quoted_text.push_str(body);
                 quoted_text.push(' ');
@@ -318,7 +291,7 @@ impl EnhancedIndex {
         self.analyzer
             .query_tokens_tagged(&free_text, &mut memo.words, |t, unigram| {
                 if !unigram {
-                    add(&mut q, t, 1.0, &|| Cow::Borrowed("query"), false)
+                    seen.add(&mut q, t, 1.0, &|| Cow::Borrowed("query"), false)
                 } else if uw > 0.0 {
                     unigrams.push((t.into_owned(), uw));
                 }
@@ -327,13 +300,13 @@ impl EnhancedIndex {
         self.analyzer
             .query_tokens_tagged(&quoted_text, &mut memo.words, |t, unigram| {
                 if !unigram {
-                    add(&mut q, t, quote_weight, &|| Cow::Borrowed("query"), false)
+                    seen.add(&mut q, t, quote_weight, &|| Cow::Borrowed("query"), false)
                 } else if uw > 0.0 {
                     unigrams.push((t.into_owned(), quote_weight * uw));
                 }
             });
         for (t, w) in unigrams {
-            add(
+            seen.add(
                 &mut q,
                 Cow::Owned(t),
                 w,
@@ -342,46 +315,74 @@ impl EnhancedIndex {
             );
         }
         if self.params.synonym_weight > 0.0 {
-            // The request's own words with synonyms (most have none), as the synonym map
-            // spells them (so the list borrows the index, not the query it extends).
-            let words: Vec<(&str, &Vec<String>)> = q
-                .terms
-                .iter()
-                .filter(|t| t.origin == "query" && t.weight >= 1.0)
-                .filter_map(|t| {
-                    let (word, syn) = self.synonyms.get_key_value(t.term.as_str())?;
-                    Some((word.as_str(), syn))
-                })
-                .collect();
-            for (word, syn) in words {
-                for s in syn.iter().filter(|s| !self.common_synonym(s)) {
-                    add(
-                        &mut q,
-                        Cow::Borrowed(s.as_str()),
-                        self.params.synonym_weight,
-                        &|| synonym_origin(word),
-                        false,
-                    );
-                }
-            }
+            self.add_synonyms(&mut q, &mut seen);
         }
         q.servers.sort_unstable();
         q.servers.dedup();
         if has_cjk {
-            for en in lexicon::expand(&lexicon_text) {
-                let t = self.analyzer.stem_word(en);
-                if !t.is_empty() {
-                    add(
-                        &mut q,
-                        Cow::Owned(t),
-                        self.params.lexicon_weight,
-                        &|| Cow::Borrowed("lexicon"),
-                        false,
-                    );
-                }
+            self.add_lexicon(&mut q, &mut seen, &lexicon_text);
+        }
+        self.add_corrections(&mut q, &mut seen, memo);
+        q
+    }
+
+    /// A required `+word`'s terms: its words, not the characters of a CJK run.
+    #[cold]
+    #[inline(never)]
+    fn add_required(&self, q: &mut ParsedQuery, seen: &mut TermPositions, body: &str) {
+        for t in self.analyzer.word_tokens(body) {
+            seen.add(q, Cow::Owned(t), 1.0, &|| Cow::Borrowed("query"), true);
+        }
+    }
+
+    /// The synonyms of the request's own words (most have none), as the synonym map spells
+    /// them (so the list borrows the index, not the query it extends).
+    #[inline(never)]
+    fn add_synonyms(&self, q: &mut ParsedQuery, seen: &mut TermPositions) {
+        let words: Vec<(&str, &Vec<String>)> = q
+            .terms
+            .iter()
+            .filter(|t| t.origin == "query" && t.weight >= 1.0)
+            .filter_map(|t| {
+                let (word, syn) = self.synonyms.get_key_value(t.term.as_str())?;
+                Some((word.as_str(), syn))
+            })
+            .collect();
+        for (word, syn) in words {
+            for s in syn.iter().filter(|s| !self.common_synonym(s)) {
+                seen.add(
+                    q,
+                    Cow::Borrowed(s.as_str()),
+                    self.params.synonym_weight,
+                    &|| synonym_origin(word),
+                    false,
+                );
             }
         }
-        // One-edit corrections of unknown words against the name vocabulary.
+    }
+
+    /// The English words the lexicon gives the request's CJK runs (`text`).
+    #[cold]
+    #[inline(never)]
+    fn add_lexicon(&self, q: &mut ParsedQuery, seen: &mut TermPositions, text: &str) {
+        for en in lexicon::expand(text) {
+            let t = self.analyzer.stem_word(en);
+            if !t.is_empty() {
+                seen.add(
+                    q,
+                    Cow::Owned(t),
+                    self.params.lexicon_weight,
+                    &|| Cow::Borrowed("lexicon"),
+                    false,
+                );
+            }
+        }
+    }
+
+    /// One-edit corrections of the request's unknown words against the name vocabulary
+    /// (each word's kept in `memo`).
+    #[inline(never)]
+    fn add_corrections(&self, q: &mut ParsedQuery, seen: &mut TermPositions, memo: &mut QueryMemo) {
         let unknown: Vec<String> = q
             .terms
             .iter()
@@ -401,8 +402,8 @@ impl EnhancedIndex {
                 memo.typos.insert(u.clone(), fixes);
             }
             for c in &memo.typos[&u] {
-                add(
-                    &mut q,
+                seen.add(
+                    q,
                     Cow::Borrowed(c.as_str()),
                     self.params.typo_weight,
                     &|| Cow::Owned(format!("typo:{u}")),
@@ -410,7 +411,6 @@ impl EnhancedIndex {
                 );
             }
         }
-        q
     }
 
     /// Whether a synonym is too common to add ([`EnhancedIndex::is_common`]). At a synonym's
@@ -429,6 +429,7 @@ impl EnhancedIndex {
             .any(|(_, tf)| tf[0] > 0 || tf[1] > 0)
     }
 
+    #[inline(never)]
     pub(super) fn corrections(&self, word: &str) -> Vec<String> {
         // Candidates by term id, each once (thousands of names may share a deletion), then
         // the name terms among them other than the word itself.
@@ -570,6 +571,36 @@ impl TermPositions {
         let found = map.get(term).copied();
         self.map = Some(map);
         found.ok_or(0)
+    }
+
+    /// Add a term to a query under construction: a term it has already keeps its place
+    /// (required if either is, at the higher weight); a new one goes last, its origin worked
+    /// out only then (a synonym or correction the query already has keeps its first origin,
+    /// with no label made for it).
+    fn add(
+        &mut self,
+        q: &mut ParsedQuery,
+        term: Cow<'_, str>,
+        weight: f64,
+        origin: &dyn Fn() -> Cow<'static, str>,
+        required: bool,
+    ) {
+        let hash = match self.find(&q.terms, &term) {
+            Ok(i) => {
+                let existing = &mut q.terms[i];
+                existing.required |= required;
+                existing.weight = existing.weight.max(weight);
+                return;
+            }
+            Err(hash) => hash,
+        };
+        self.note(&term, q.terms.len(), hash);
+        q.terms.push(QueryTerm {
+            term: CompactString::from(term),
+            weight,
+            origin: origin(),
+            required,
+        });
     }
 
     /// Record a new term's position (`at`, its place in the list) and the hash
