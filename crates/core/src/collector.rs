@@ -34,6 +34,17 @@ pub trait Cell: Copy {
     fn epoch(&self) -> u32;
     /// A zeroed cell stamped with `epoch`.
     fn fresh(epoch: u32) -> Self;
+    /// The cell as the query of `epoch` reads it: itself if that query wrote it, else
+    /// [`Cell::fresh`]. A cell type may give a form without a branch (whether a posting's
+    /// tool was touched before is a coin toss to the branch predictor).
+    #[inline]
+    fn renew(self, epoch: u32) -> Self {
+        if self.epoch() == epoch {
+            self
+        } else {
+            Self::fresh(epoch)
+        }
+    }
 }
 
 /// Epoch-stamped per-slot scratch plus the list of slots a query touched.
@@ -41,7 +52,11 @@ pub trait Cell: Copy {
 pub struct Accumulator<C> {
     cells: Vec<C>,
     epoch: u32,
+    /// The touched slots in its first `touched_len` entries; one longer than `cells`, so a
+    /// slot is written at the end of the list with no test for room (a query touches each
+    /// slot once at most).
     touched: Vec<u32>,
+    touched_len: usize,
 }
 
 impl<C> Default for Accumulator<C> {
@@ -50,6 +65,7 @@ impl<C> Default for Accumulator<C> {
             cells: Vec::new(),
             epoch: 0,
             touched: Vec::new(),
+            touched_len: 0,
         }
     }
 }
@@ -58,12 +74,15 @@ impl<C: Cell> Accumulator<C> {
     /// Start a query over `slots` slots: a new epoch (cells of older epochs read as empty).
     pub fn begin(&mut self, slots: usize) {
         fit(&mut self.cells, slots, C::fresh(0));
+        // One entry more than the cells: once every slot is touched, a posting of a slot
+        // touched before is still written past the list's end.
+        fit(&mut self.touched, self.cells.len() + 1, 0);
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.cells.iter_mut().for_each(|c| *c = C::fresh(0));
             self.epoch = 1;
         }
-        self.touched.clear();
+        self.touched_len = 0;
     }
 
     /// How many cells it has room for.
@@ -82,7 +101,8 @@ impl<C: Cell> Accumulator<C> {
         let c = &mut self.cells[slot as usize];
         if c.epoch() != self.epoch {
             *c = C::fresh(self.epoch);
-            self.touched.push(slot);
+            self.touched[self.touched_len] = slot;
+            self.touched_len += 1;
         }
         c
     }
@@ -90,38 +110,43 @@ impl<C: Cell> Accumulator<C> {
     /// [`Accumulator::cell`] over a run of slots: `f` gets each slot's cell (zeroed and
     /// recorded as touched on first use) with the item that came with the slot. One call for a
     /// whole posting list holds the table and the epoch in registers, where a loop of `cell`
-    /// calls reads them again at every slot.
+    /// calls reads them again at every slot. No branch depends on whether a slot was touched
+    /// before: the slot is written at the end of the touched list every time and the list
+    /// grows by one only on first use, and the cell is [`Cell::renew`]ed.
     #[inline]
     pub fn update_each<T>(
         &mut self,
         items: impl IntoIterator<Item = (u32, T)>,
         mut f: impl FnMut(&mut C, T),
     ) {
-        let (cells, touched, epoch) = (&mut self.cells[..], &mut self.touched, self.epoch);
+        let (cells, touched, epoch) = (&mut self.cells[..], &mut self.touched[..], self.epoch);
+        let mut n = self.touched_len;
         for (slot, item) in items {
             let c = &mut cells[slot as usize];
-            if c.epoch() != epoch {
-                *c = C::fresh(epoch);
-                touched.push(slot);
-            }
+            let first = c.epoch() != epoch;
+            touched[n] = slot;
+            n += usize::from(first);
+            *c = c.renew(epoch);
             f(c, item);
         }
+        self.touched_len = n;
     }
 
-    /// [`Accumulator::update_each`] for the cells this query has already touched only: a
-    /// slot it has not touched is passed over (neither zeroed nor recorded).
+    /// [`Accumulator::update_each`] for the cells this query has already touched: `f` gets
+    /// every slot's cell with whether this query touched it, and must leave one it has not
+    /// touched as a reader sees it (such a cell is read as empty whatever it holds, so adding
+    /// zero to it will do; no slot becomes touched). So the caller may add without a branch.
     #[inline]
     pub fn update_touched<T>(
         &mut self,
         items: impl IntoIterator<Item = (u32, T)>,
-        mut f: impl FnMut(&mut C, T),
+        mut f: impl FnMut(&mut C, T, bool),
     ) {
         let (cells, epoch) = (&mut self.cells[..], self.epoch);
         for (slot, item) in items {
             let c = &mut cells[slot as usize];
-            if c.epoch() == epoch {
-                f(c, item);
-            }
+            let touched = c.epoch() == epoch;
+            f(c, item, touched);
         }
     }
 
@@ -141,12 +166,12 @@ impl<C: Cell> Accumulator<C> {
 
     /// Slots touched by this query, in first-touch order.
     pub fn touched(&self) -> &[u32] {
-        &self.touched
+        &self.touched[..self.touched_len]
     }
 
     /// Touched slots and the cells, for a pass that reads both.
     pub fn parts(&mut self) -> (&[u32], &mut [C]) {
-        (&self.touched, &mut self.cells)
+        (&self.touched[..self.touched_len], &mut self.cells)
     }
 }
 
@@ -450,7 +475,9 @@ mod tests {
                 acc.begin(16);
                 acc.update_each(first.iter().copied(), |c, v| c.0 += f64::from(v));
             }
-            a.update_touched(second.iter().copied(), |c, v| c.0 += f64::from(v));
+            a.update_touched(second.iter().copied(), |c, v, touched| {
+                c.0 += if touched { f64::from(v) } else { 0.0 }
+            });
             for &(slot, v) in &second {
                 if b.get(slot).is_some() {
                     b.cell(slot).0 += f64::from(v);

@@ -36,6 +36,17 @@ impl crate::collector::Cell for Cell {
     fn fresh(epoch: u32) -> Self {
         Cell(0.0, epoch)
     }
+    #[inline]
+    fn renew(self, epoch: u32) -> Self {
+        Cell(masked(self.0, self.1 == epoch), epoch)
+    }
+}
+
+/// `x` if `keep`, else +0, by a mask on its bits rather than a branch (the compiler turns a
+/// select of two floats, or a mask it can see through, back into one).
+#[inline(always)]
+fn masked(x: f64, keep: bool) -> f64 {
+    f64::from_bits(x.to_bits() & std::hint::black_box(u64::from(keep).wrapping_neg()))
 }
 
 pub(super) type Scratch = crate::collector::Accumulator<Cell>;
@@ -161,22 +172,26 @@ impl EnhancedIndex {
         match self.kept_saturations(cache, tw, postings) {
             Some(sats) => {
                 let each = postings.iter().zip(sats).map(|(p, &sat)| (p.0, sat));
-                let add = |c: &mut Cell, sat: f64| c.0 += tw.idf * sat;
                 if touched_only {
-                    s.update_touched(each, add);
+                    // An untouched cell gets +0 (see `update_touched`): no branch on it.
+                    s.update_touched(each, |c, sat, touched| c.0 += masked(tw.idf * sat, touched));
                 } else {
-                    s.update_each(each, add);
+                    s.update_each(each, |c, sat| c.0 += tw.idf * sat);
                 }
             }
             None => {
                 let each = postings.iter().map(|p| (p.0, p));
-                let add = |c: &mut Cell, (slot, tfs): &(u32, [u16; FIELDS])| {
-                    c.0 += bm25f(tw, k1, tfs, &self.norms[*slot as usize]);
+                let score = |(slot, tfs): &(u32, [u16; FIELDS])| {
+                    bm25f(tw, k1, tfs, &self.norms[*slot as usize])
                 };
                 if touched_only {
-                    s.update_touched(each, add);
+                    s.update_touched(each, |c, p, touched| {
+                        if touched {
+                            c.0 += score(p);
+                        }
+                    });
                 } else {
-                    s.update_each(each, add);
+                    s.update_each(each, |c, p| c.0 += score(p));
                 }
             }
         }
