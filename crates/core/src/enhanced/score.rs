@@ -176,7 +176,7 @@ impl EnhancedIndex {
                     // An untouched cell gets +0 (see `update_touched`): no branch on it.
                     s.update_touched(each, |c, sat, touched| c.0 += masked(tw.idf * sat, touched));
                 } else {
-                    s.update_each(each, |c, sat| c.0 += tw.idf * sat);
+                    s.update_ascending(each, |c, sat| c.0 += tw.idf * sat);
                 }
             }
             None => {
@@ -191,7 +191,7 @@ impl EnhancedIndex {
                         }
                     });
                 } else {
-                    s.update_each(each, |c, p| c.0 += score(p));
+                    s.update_ascending(each, |c, p| c.0 += score(p));
                 }
             }
         }
