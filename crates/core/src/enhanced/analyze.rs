@@ -19,7 +19,7 @@ pub use super::clauses::clauses;
 pub use super::wordlists::{
     conflate, irregular, is_query_stop, is_stop, phrasal, GENERIC_NAME_WORDS, SYNONYMS,
 };
-use super::wordlists::{is_query_stop_any_case, is_unigram_stop};
+use super::wordlists::{is_query_stop_any_case, is_query_stop_ascii, is_unigram_stop};
 use super::words::for_each_identifier_piece;
 pub use super::words::{has_cjk, is_cjk, split_identifier, strip_clitic, words};
 
@@ -166,18 +166,20 @@ impl Analyzer {
     pub fn analyze(&self, text: &str, mut emit: impl FnMut(Cow<'_, str>)) {
         self.analyze_by(
             words(text),
+            text.is_ascii(),
             &mut |w, emit| self.analyze_word(w, emit),
             &mut |t, _| emit(t),
         );
     }
 
     /// [`Analyzer::analyze`] of a text's words (the word segments of [`words`], perhaps some
-    /// left out), with the per-word stages (identifier splitting, stop words, stemming) done
+    /// left out; `ascii` when that text is all ASCII), with the per-word stages (identifier splitting, stop words, stemming) done
     /// by `word`. Each token goes to `emit` with whether it is a unigram: a character of a CJK
     /// run of two or more (a lone character is a word).
     fn analyze_by<'t>(
         &self,
         words: impl Iterator<Item = &'t str>,
+        ascii: bool,
         word: &mut WordStage<'_>,
         emit: &mut TaggedSink<'_>,
     ) {
@@ -211,6 +213,11 @@ impl Analyzer {
                 emit(Cow::Borrowed(c), false);
             }
             prev = Some(w);
+            // Words of an ASCII text (`ascii`, tested once for the text) are not tested again.
+            if ascii {
+                word(w, &mut |t| emit(t, false));
+                continue;
+            }
             if !w.is_ascii() && w.chars().all(is_cjk) {
                 cjk_run.push_str(w);
                 continue;
@@ -287,8 +294,15 @@ impl Analyzer {
     fn query_tokens_into(&self, text: &str, memo: &mut WordMemo, emit: &mut TaggedSink<'_>) {
         // Conversational words are left out of the word sequence (as if they were spaces:
         // a word on each side of one still makes a phrasal verb).
-        let kept = words(text).filter(|w| !is_query_stop_any_case(w));
-        self.analyze_words_with(kept, memo, emit);
+        let ascii = text.is_ascii();
+        let kept = words(text).filter(|w| {
+            !if ascii {
+                is_query_stop_ascii(w)
+            } else {
+                is_query_stop_any_case(w)
+            }
+        });
+        self.analyze_words_with(kept, ascii, memo, emit);
     }
 
     /// [`Analyzer::analyze`] with the tokens of each word taken from `memo`, or worked out
@@ -302,7 +316,7 @@ impl Analyzer {
         memo: &mut WordMemo,
         mut emit: impl FnMut(Cow<'_, str>, bool),
     ) {
-        self.analyze_words_with(words(text), memo, &mut emit);
+        self.analyze_words_with(words(text), text.is_ascii(), memo, &mut emit);
     }
 
     /// The tokens of a text but its unigrams (the words a required `+word` asks for).
@@ -310,6 +324,7 @@ impl Analyzer {
         let mut v = Vec::new();
         self.analyze_by(
             words(text),
+            text.is_ascii(),
             &mut |w, emit| self.analyze_word(w, emit),
             &mut |t, unigram| {
                 if !unigram {
@@ -324,6 +339,7 @@ impl Analyzer {
     fn analyze_words_with<'t>(
         &self,
         words: impl Iterator<Item = &'t str>,
+        ascii: bool,
         memo: &mut WordMemo,
         emit: &mut TaggedSink<'_>,
     ) {
@@ -344,7 +360,7 @@ impl Analyzer {
             tokens.iter().for_each(|t| emit(Cow::Borrowed(t)));
             memo.insert(w, tokens);
         };
-        self.analyze_by(words, &mut word, emit);
+        self.analyze_by(words, ascii, &mut word, emit);
     }
 
     /// The pipeline into a vector.

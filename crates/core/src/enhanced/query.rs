@@ -386,14 +386,14 @@ impl EnhancedIndex {
         let unknown: Vec<String> = q
             .terms
             .iter()
-            .filter(|t| {
-                t.origin == "query" && t.term.chars().count() >= 5 && !analyze::has_cjk(&t.term)
-            })
+            // Most terms are known: that is asked before their characters are counted.
+            .filter(|t| t.term.len() >= 5 && t.origin == "query")
             .filter(|t| {
                 self.store
                     .term_id(&t.term)
                     .is_none_or(|id| self.store.postings[id as usize].is_empty())
             })
+            .filter(|t| t.term.chars().count() >= 5 && !analyze::has_cjk(&t.term))
             .map(|t| t.term.as_str().to_owned())
             .collect();
         for u in unknown {

@@ -132,10 +132,15 @@ static QUERY_STOP_BY_SHAPE: ShapeTable<2> = {
 /// [`is_query_stop`] of the word's lowercase form (without allocating for ASCII words).
 pub(super) fn is_query_stop_any_case(word: &str) -> bool {
     if word.is_ascii() {
-        same_shape(&QUERY_STOP_BY_SHAPE, word).any(|i| QUERY_STOP[i].eq_ignore_ascii_case(word))
+        is_query_stop_ascii(word)
     } else {
         is_query_stop(&word.to_lowercase())
     }
+}
+
+/// [`is_query_stop_any_case`] of a word known to be ASCII.
+pub(super) fn is_query_stop_ascii(word: &str) -> bool {
+    same_shape(&QUERY_STOP_BY_SHAPE, word).any(|i| QUERY_STOP[i].eq_ignore_ascii_case(word))
 }
 
 /// Is this (lowercased) word a stop word: the compat list or `EXTRA_STOP`?
