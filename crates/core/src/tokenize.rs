@@ -3,6 +3,7 @@
 //! `tokenize` = lowercase → scan (CJK bigrams | ASCII words) → drop stop words.
 //! `tokenize_and_stem` = `tokenize` → [`stem`] on each token.
 
+use crate::runs::{run_end, within, HIGH};
 use crate::text::{is_cjk, js_lower};
 
 /// The reference's stop words (114 distinct), checked before stemming.
@@ -106,6 +107,21 @@ const CLASS: [u8; 256] = {
     t
 };
 
+/// The high bit of each of eight bytes that continues a word (`[a-z0-9_-]`; a byte of 0x80 or
+/// above never does).
+fn word_char_bits(v: u64) -> u64 {
+    let x = v & !HIGH;
+    let bits = within(x, b'a', b'z') | within(x, b'0', b'9') | within(x, b'-', b'-');
+    (bits | within(x, b'_', b'_')) & !(v & HIGH)
+}
+
+/// The end of the run of word bytes (`[a-z0-9_-]`) at `from` (see [`crate::runs::run_end`]).
+fn word_end(bytes: &[u8], from: usize) -> usize {
+    run_end(bytes, from, word_char_bits, |b| {
+        CLASS[usize::from(b)] & WORD_CHAR != 0
+    })
+}
+
 /// Scan already-lowercased text into pieces, calling `emit` for each in order.
 ///
 /// ASCII bytes are classified as bytes; only non-ASCII text is decoded (a CJK run starts
@@ -118,10 +134,7 @@ pub fn scan<'a>(lower: &'a str, mut emit: impl FnMut(Piece<'a>)) {
         if b.is_ascii() {
             if CLASS[b as usize] & WORD_START != 0 {
                 let start = i;
-                let mut end = i + 1;
-                while end < bytes.len() && CLASS[bytes[end] as usize] & WORD_CHAR != 0 {
-                    end += 1;
-                }
+                let mut end = word_end(bytes, i + 1);
                 i = end;
                 // A word starts with a letter or digit, so only its end may need trimming.
                 while matches!(bytes[end - 1], b'-' | b'_') {
@@ -257,6 +270,15 @@ pub fn tokenize_and_stem_into<'a>(lower: &'a str, mut emit: impl FnMut(&'a str))
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_end_is_the_byte_loop() {
+        crate::runs::assert_run_end_is_the_byte_loop(
+            word_char_bits,
+            |b| CLASS[usize::from(b)] & WORD_CHAR != 0,
+            false,
+        );
+    }
 
     #[test]
     fn tokenize_table() {

@@ -9,6 +9,7 @@
 use unicode_segmentation::{UWordBoundIndices, UnicodeSegmentation};
 
 use super::words::is_word;
+use crate::runs::{run_end, splat, within};
 
 /// The UAX #29 word-break classes of ASCII bytes (all the rules need for ASCII text).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -223,48 +224,16 @@ impl<'a> Iterator for AsciiBounds<'a> {
     }
 }
 
-/// Eight ones, one a byte.
-const ONES: u64 = u64::from_le_bytes([1; 8]);
-
-/// The high bit of each byte of `v` (eight ASCII bytes, each below 0x80) that is an ASCII
-/// letter or digit. A byte is at least `lo` where adding `0x80 − lo` sets its high bit, and
-/// above `hi` where adding `0x7F − hi` does; bytes below 0x80 carry nothing into the next.
-/// `| 0x20` takes capitals to small letters (and no other byte into `a..=z`).
+/// The high bit of each of eight ASCII bytes that is a letter (any case) or a digit (`| 0x20`
+/// takes capitals to small letters, and no other byte into `a..=z`).
 fn alnum_bits(v: u64) -> u64 {
-    let within = |x: u64, lo: u8, hi: u8| {
-        (x + ONES * u64::from(0x80 - lo)) & !(x + ONES * u64::from(0x7F - hi))
-    };
-    (within(v, b'0', b'9') | within(v | (ONES * 0x20), b'a', b'z')) & (ONES * 0x80)
+    within(v, b'0', b'9') | within(v | splat(0x20), b'a', b'z')
 }
 
-/// The end of the run of ASCII letters and digits at `from` in ASCII text: the first index at
-/// or after it whose byte is neither, or the text's length. Eight bytes are tested at once, so a
-/// word's end costs one test instead of one a byte (whose exit the branch predictor misses once
-/// a word); the last bytes of a text are read as its last eight, shifted (zeros come in, and a
-/// zero byte ends a run).
+/// The end of the run of ASCII letters and digits at `from` in ASCII text (see
+/// [`crate::runs::run_end`]).
 fn alnum_run_end(b: &[u8], from: usize) -> usize {
-    let mut at = from;
-    while let Some(chunk) = b.get(at..at + 8) {
-        let v = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let stop = !alnum_bits(v) & (ONES * 0x80);
-        if stop != 0 {
-            return at + (stop.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    if at >= b.len() {
-        return b.len();
-    }
-    if let Some(last) = b.len().checked_sub(8).and_then(|s| b.get(s..)) {
-        let v = u64::from_le_bytes(last.try_into().unwrap_or([0; 8])) >> (8 * (at + 8 - b.len()));
-        let stop = !alnum_bits(v) & (ONES * 0x80);
-        // At least the shifted-in top byte is zero, so `stop` is never 0.
-        return at + (stop.trailing_zeros() / 8) as usize;
-    }
-    while b.get(at).is_some_and(|x| x.is_ascii_alphanumeric()) {
-        at += 1;
-    }
-    at
+    run_end(b, from, alnum_bits, |x| x.is_ascii_alphanumeric())
 }
 
 /// Whether the byte at `at` (of class `cur`) stays in the segment of the byte before it (of
@@ -294,42 +263,13 @@ mod tests {
         text.split_word_bound_indices().collect()
     }
 
-    /// The run end of every start in texts of every length up to 20 (and a long one), against
-    /// a byte-by-byte loop.
     #[test]
-    fn alnum_run_end_table() {
-        let byte_loop = |b: &[u8], mut at: usize| {
-            while b.get(at).is_some_and(|x| x.is_ascii_alphanumeric()) {
-                at += 1;
-            }
-            at
-        };
-        let texts = [
-            "",
-            "a",
-            "ab1",
-            "abcdefg",
-            "abcdefgh",
-            "abcdefghi",
-            "Create_a FILE9 z@[`{/:0",
-            "xyzXYZ09 AZaz@[`{/:",
-            "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
-            "\x7f\x00~!a",
-        ];
-        let all: String = (0u8..128).map(char::from).collect();
-        for t in texts.iter().copied().chain([all.as_str()]) {
-            let b = t.as_bytes();
-            for n in 0..=b.len() {
-                for from in 0..n {
-                    assert_eq!(
-                        alnum_run_end(&b[..n], from),
-                        byte_loop(&b[..n], from),
-                        "{:?} from {from}",
-                        &t[..n]
-                    );
-                }
-            }
-        }
+    fn alnum_run_end_is_the_byte_loop() {
+        crate::runs::assert_run_end_is_the_byte_loop(
+            alnum_bits,
+            |x| x.is_ascii_alphanumeric(),
+            true,
+        );
     }
 
     #[test]
