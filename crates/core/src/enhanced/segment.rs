@@ -8,7 +8,6 @@
 
 use unicode_segmentation::{UWordBoundIndices, UnicodeSegmentation};
 
-use super::words::is_word;
 use crate::runs::{run_end, splat, within};
 
 /// The UAX #29 word-break classes of ASCII bytes (all the rules need for ASCII text).
@@ -150,6 +149,11 @@ pub fn word_segments(text: &str) -> WordSegments<'_> {
         WordBounds::Ascii(a) => WordSegments::Ascii(a),
         WordBounds::Unicode(u) => WordSegments::Unicode(u),
     }
+}
+
+/// Whether a word-boundary segment is a word (has a letter or digit; see [`word_segments`]).
+pub fn is_word(segment: &str) -> bool {
+    segment.chars().any(|c| c.is_alphanumeric())
 }
 
 /// The iterator of [`word_segments`].

@@ -25,11 +25,6 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
     word_segments(text)
 }
 
-/// Whether a word-boundary segment is a word (has a letter or digit; see [`words`]).
-pub fn is_word(segment: &str) -> bool {
-    segment.chars().any(|c| c.is_alphanumeric())
-}
-
 /// English clitics after an apostrophe, dropped from the word they end: `'s` (possessive and
 /// "is"), `'m`, `'re`, `'ll`, `'ve`, `'d`.
 const CLITICS: [&str; 6] = ["s", "m", "re", "ll", "ve", "d"];
