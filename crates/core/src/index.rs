@@ -143,6 +143,16 @@ impl Analyzed {
     }
 }
 
+/// Distinct tokens a build thread's analysis scratch keeps room for between tools.
+const MAX_KEPT_SCRATCH: usize = 4096;
+
+std::thread_local! {
+    /// A build thread's scratch for [`analyze`]: the lookup of a tool's distinct tokens by
+    /// hash, and their counts per field.
+    static ANALYSIS_SCRATCH: RefCell<(HashTable<u32>, Vec<[u32; 3]>)> =
+        RefCell::new((HashTable::with_capacity(256), Vec::with_capacity(256)));
+}
+
 fn analyze(doc: ToolDoc) -> Analyzed {
     let parsed = parse_tool_name(&doc.name);
     // The name field is the parsed name: its parts, already lowercased, joined by spaces
@@ -152,40 +162,48 @@ fn analyze(doc: ToolDoc) -> Analyzed {
     let hint_lower = js_lower_owned(doc.search_hint.unwrap_or_default());
     let desc_lower = js_lower_owned(doc.description);
 
-    // Per token: where it was first seen, its hash, and its counts in the three fields; found
-    // again by its hash. Sized for the usual tool up front (a word every ~8 bytes), so the
-    // table rarely grows.
+    // Per token: where it was first seen and its hash (the term it becomes), and its counts in
+    // the three fields (beside it, in the thread's scratch); found again by its hash. Sized
+    // for the usual tool up front (a word every ~8 bytes), so the list rarely grows; the
+    // lookup table and the counts are the thread's, reused tool after tool.
     let texts = [name_text.as_str(), &hint_lower, &desc_lower];
     let guess = ((name_text.len() + hint_lower.len() + desc_lower.len()) / 8).clamp(8, 256);
-    let mut order: Vec<(u8, u32, u32, u64, [u32; 3])> = Vec::with_capacity(guess);
-    let mut pos: HashTable<u32> = HashTable::with_capacity(guess);
-    let mut max = [0u32; 3];
-    for (field, text) in texts.into_iter().enumerate() {
-        let base = text.as_ptr() as usize;
-        tokenize_and_stem_into(text, |t| {
-            let hash = hash_text(t);
-            let seen = |&i: &u32| {
-                let (f, start, len, _, _) = order[i as usize];
-                span(texts[usize::from(f)], start, len) == t
-            };
-            let i = match pos.find(hash, seen) {
-                Some(&i) => i as usize,
-                None => {
-                    // `t` is a slice of `text`: keep its range, not a copy.
-                    let start = (t.as_ptr() as usize - base) as u32;
-                    order.push((field as u8, start, t.len() as u32, hash, [0; 3]));
-                    let i = order.len() - 1;
-                    pos.insert_unique(hash, i as u32, |&j| order[j as usize].3);
-                    i
-                }
-            };
-            order[i].4[field] += 1;
-            max[field] = max[field].max(order[i].4[field]);
-        });
-    }
-    let tf = order
-        .iter()
-        .map(|&(field, start, len, hash, counts)| {
+    let mut tf: Vec<AnalyzedTerm> = Vec::with_capacity(guess);
+    ANALYSIS_SCRATCH.with_borrow_mut(|(pos, counts)| {
+        pos.clear();
+        counts.clear();
+        let mut max = [0u32; 3];
+        for (field, text) in texts.into_iter().enumerate() {
+            let base = text.as_ptr() as usize;
+            tokenize_and_stem_into(text, |t| {
+                let hash = hash_text(t);
+                let seen = |&i: &u32| {
+                    let a = &tf[i as usize];
+                    span(texts[usize::from(a.field)], a.start, a.len) == t
+                };
+                let i = match pos.find(hash, seen) {
+                    Some(&i) => i as usize,
+                    None => {
+                        // `t` is a slice of `text`: keep its range, not a copy.
+                        let start = (t.as_ptr() as usize - base) as u32;
+                        tf.push(AnalyzedTerm {
+                            field: field as u8,
+                            start,
+                            len: t.len() as u32,
+                            hash,
+                            tf: 0.0,
+                        });
+                        counts.push([0; 3]);
+                        let i = tf.len() - 1;
+                        pos.insert_unique(hash, i as u32, |&j| tf[j as usize].hash);
+                        i
+                    }
+                };
+                counts[i][field] += 1;
+                max[field] = max[field].max(counts[i][field]);
+            });
+        }
+        for (t, counts) in tf.iter_mut().zip(counts.iter()) {
             let mut best = f64::NEG_INFINITY;
             for f in 0..3 {
                 if counts[f] > 0 {
@@ -195,16 +213,14 @@ fn analyze(doc: ToolDoc) -> Analyzed {
                     }
                 }
             }
-            AnalyzedTerm {
-                field,
-                start,
-                len,
-                hash,
-                tf: best,
-            }
-        })
-        .collect();
-    drop(pos);
+            t.tf = best;
+        }
+        // A tool of many distinct words leaves the thread no larger scratch than usual.
+        if counts.capacity() > MAX_KEPT_SCRATCH {
+            *pos = HashTable::with_capacity(256);
+            *counts = Vec::with_capacity(256);
+        }
+    });
     Analyzed {
         name: doc.name,
         is_mcp: doc.is_mcp,
