@@ -28,7 +28,7 @@ use crate::names::NameMatcher;
 use crate::store::{
     self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore, MAX_NAMED_DUPLICATES,
 };
-use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned, span};
+use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned, same_text, span};
 use crate::tokenize::tokenize_and_stem_into;
 
 /// Field weights of the compat weighted TF: name, searchHint, description.
@@ -179,7 +179,7 @@ fn analyze(doc: ToolDoc) -> Analyzed {
                 let hash = hash_text(t);
                 let seen = |&i: &u32| {
                     let a = &tf[i as usize];
-                    span(texts[usize::from(a.field)], a.start, a.len) == t
+                    same_text(span(texts[usize::from(a.field)], a.start, a.len), t)
                 };
                 let i = match pos.find(hash, seen) {
                     Some(&i) => i as usize,

@@ -8,7 +8,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxHashSet;
 
 use crate::error::{ErrorCode, IndexError};
-use crate::text::hash_text;
+use crate::text::{hash_text, same_text};
 
 /// What the store needs to know about a scorer's per-tool record.
 pub trait SlotDoc {
@@ -187,7 +187,10 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     pub fn intern_hashed(&mut self, term: &str, hash: u64) -> (u32, bool) {
         debug_assert_eq!(hash, hash_text(term));
         let text = &self.term_text;
-        if let Some(&id) = self.vocab.find(hash, |&id| &*text[id as usize] == term) {
+        if let Some(&id) = self
+            .vocab
+            .find(hash, |&id| same_text(&text[id as usize], term))
+        {
             return (id, false);
         }
         let id = self.term_text.len() as u32;
@@ -204,7 +207,7 @@ impl<D: SlotDoc, P> SlotStore<D, P> {
     pub fn term_id(&self, term: &str) -> Option<u32> {
         let text = &self.term_text;
         self.vocab
-            .find(hash_text(term), |&id| &*text[id as usize] == term)
+            .find(hash_text(term), |&id| same_text(&text[id as usize], term))
             .copied()
     }
 

@@ -113,6 +113,28 @@ pub(crate) fn span(text: &str, start: u32, len: u32) -> &str {
     &text[start as usize..(start + len) as usize]
 }
 
+/// Whether two texts are equal: the test behind every lookup of a token or term by its hash.
+/// Tokens are short, so texts of up to 16 bytes are compared inline, with two loads that may
+/// overlap (the first and the last 8, 4 or 1 byte(s) of each), and longer ones as slices; a
+/// call to the C library's `memcmp` for a few bytes costs more than the comparison.
+#[inline]
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let u64_at = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
+    let u32_at = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().unwrap_or([0; 4]));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// The hash the name and term tables key text by (FxHash, as the index's other maps).
 pub(crate) fn hash_text(text: &str) -> u64 {
     use std::hash::BuildHasher;
@@ -122,6 +144,26 @@ pub(crate) fn hash_text(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `same_text` agrees with `==` for every length up to 40, whichever byte differs.
+    #[test]
+    fn same_text_is_equality() {
+        for n in 0..=40usize {
+            let a: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            assert!(same_text(&a, &a.clone()), "{n}");
+            assert!(!same_text(&a, &format!("{a}x")), "{n} vs longer");
+            for at in 0..n {
+                let mut b = a.clone().into_bytes();
+                b[at] = b'Z';
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same_text(&a, &b), "{n}, byte {at}");
+            }
+        }
+        // Multi-byte text, same length, one character apart.
+        assert!(!same_text("éa", "aé"));
+        assert!(same_text("数据库", "数据库"));
+        assert!(!same_text("数据库", "数据车"));
+    }
 
     #[test]
     fn word_boundaries_follow_js() {

@@ -14,7 +14,7 @@ use super::names::{
 use super::{EnhancedIndex, FIELDS, SCHEMA_FIELD};
 use crate::index::ToolDoc;
 use crate::store::{Scorer, SlotDoc, SlotStore};
-use crate::text::{hash_text, span};
+use crate::text::{hash_text, same_text, span};
 
 /// An enhanced index's record of one tool: its name, server, analysed terms with their
 /// per-field frequencies, field lengths and name keys (read through the index).
@@ -110,7 +110,7 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
                 len[f] += 1;
             }
             let hash = hash_text(&t);
-            let i = match seen.find(hash, |&i| tf[i as usize].text(&text) == t) {
+            let i = match seen.find(hash, |&i| same_text(tf[i as usize].text(&text), &t)) {
                 Some(&i) => i as usize,
                 None => {
                     let i = tf.len();
