@@ -215,11 +215,19 @@ pub fn stem(word: &str) -> &str {
         word.chars().count()
     };
     for &(suffix, min, drop) in rules {
-        if len > min && word.ends_with(suffix) && !(suffix == "s" && word.ends_with("ss")) {
+        if len > min && ends_with(word, suffix) && !(suffix == "s" && ends_with(word, "ss")) {
             return cut(word, drop);
         }
     }
     word
+}
+
+/// `word.ends_with(suffix)` for the stemmer's suffixes of a few bytes, compared byte by byte
+/// in place (`ends_with` calls the C library's `memcmp`, which costs more for so few bytes).
+#[inline]
+fn ends_with(word: &str, suffix: &str) -> bool {
+    let (w, s) = (word.as_bytes(), suffix.as_bytes());
+    w.len() >= s.len() && w[w.len() - s.len()..].iter().zip(s).all(|(a, b)| a == b)
 }
 
 fn cut(word: &str, chars: usize) -> &str {
