@@ -96,8 +96,12 @@ pub(super) fn analyze_doc(a: &Analyzer, scratch: &mut DocScratch, doc: &ToolDoc)
     let DocScratch { memo, seen } = scratch;
     seen.clear();
     let mut len = [0u32; FIELDS];
-    let mut text = String::new();
-    let mut tf: Vec<Term> = Vec::new();
+    // Sized for the usual tool up front (a distinct term every ~8 bytes of its fields, some
+    // 6 bytes each), so neither grows term by term.
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let guess = (bytes / 8).clamp(8, 256);
+    let mut text = String::with_capacity(guess * 6);
+    let mut tf: Vec<Term> = Vec::with_capacity(guess);
     for (f, field) in texts.iter().enumerate() {
         // CJK characters (unigrams) count as terms but not in the field's length, and not at
         // all in the schema: parameter texts share common characters (数, 名, 码) with every
