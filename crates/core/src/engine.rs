@@ -9,8 +9,9 @@ use std::str::FromStr;
 use crate::enhanced::{self, EnhancedIndex, Params};
 use crate::error::{finite, limit_from_f64, ErrorCode, IndexError};
 use crate::hybrid::{self, MergeWeights};
-use crate::index::{read_all, Hit, IndexOptions, ToolChunk, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
+use crate::index::{Hit, IndexOptions, ToolChunk, ToolDoc, ToolIndex, DEFAULT_MIN_SCORE};
 use crate::keyword;
+use crate::pipeline::read_all;
 
 /// The most elements the binding reads from one JavaScript array (tools, names, flags):
 /// 16,777,216. A longer `length` (including a sparse array whose `length` was set by hand)
@@ -302,9 +303,9 @@ impl Engine {
         Ok(Self { kind, min_score })
     }
 
-    /// [`Engine::build`] of tools that arrive in chunks as the caller reads them: a compat
-    /// index analyses and links each chunk while the next is read
-    /// ([`ToolIndex::build_streamed`]; `expected` is the number of tools the caller
+    /// [`Engine::build`] of tools that arrive in chunks as the caller reads them: each chunk
+    /// is analysed and linked while the next is read ([`ToolIndex::build_streamed`],
+    /// [`EnhancedIndex::build_streamed`]; `expected` is the number of tools the caller
     /// expects). Errors come in the order of a build of all the tools
     /// after they were read: a chunk that is an error (nothing more is read), then the
     /// options', then repeated names.
@@ -313,14 +314,21 @@ impl Engine {
         expected: usize,
         options: EngineOptions,
     ) -> Result<Self, IndexError> {
-        if let Ok((Scoring::Compat, _, min_score, opts)) = checked(&options) {
-            let index = ToolIndex::build_streamed(chunks, expected, opts)?;
-            return Ok(Self {
-                kind: Kind::Compat(Box::new(index)),
-                min_score,
-            });
-        }
-        Self::build(read_all(chunks, expected)?, options)
+        let Ok((scoring, params, min_score, opts)) = checked(&options) else {
+            return Self::build(read_all(chunks, expected)?, options);
+        };
+        let kind = match scoring {
+            Scoring::Compat => {
+                Kind::Compat(Box::new(ToolIndex::build_streamed(chunks, expected, opts)?))
+            }
+            Scoring::Enhanced => Kind::Enhanced(Box::new(EnhancedIndex::build_streamed(
+                chunks,
+                expected,
+                params,
+                opts.parallel_threshold,
+            )?)),
+        };
+        Ok(Self { kind, min_score })
     }
 
     pub fn scoring(&self) -> Scoring {

@@ -12,7 +12,6 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::convert::Infallible;
-use std::sync::mpsc::{sync_channel, Receiver};
 
 use hashbrown::HashTable;
 use rayon::prelude::*;
@@ -25,9 +24,9 @@ use crate::error::IndexError;
 use crate::keyword::{KeywordDocs, KeywordFields, KeywordIndex, KeywordSource};
 use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
-use crate::store::{
-    self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore, MAX_NAMED_DUPLICATES,
-};
+use crate::pipeline;
+pub use crate::pipeline::BUILD_CHUNK;
+use crate::store::{self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore};
 use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned, same_text, span};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -37,13 +36,6 @@ pub const COMPAT_WEIGHTS: [f64; 3] = [3.0, 2.5, 1.0];
 pub const DEFAULT_MIN_SCORE: f64 = 0.10;
 /// Below this many tools a build tokenizes on one thread (measured: see `bench/`).
 pub const DEFAULT_PARALLEL_THRESHOLD: usize = 512;
-/// Large builds go in chunks of this many tools: builds of at least two chunks analyse each
-/// chunk on the rayon pool while a linking thread links the chunks before it, in order. A
-/// caller that reads tools as it builds ([`ToolIndex::build_streamed`]) hands them over in
-/// chunks of this size.
-pub const BUILD_CHUNK: usize = 1024;
-/// How many analysed chunks may wait for the linking thread before the reader waits.
-const CHUNKS_AHEAD: usize = 2;
 
 /// A chunk of tools as a caller reads them; an error (a tool that could not be read) ends
 /// the build.
@@ -114,7 +106,7 @@ pub struct Doc {
 }
 
 /// A tool analysed without touching the shared vocabulary (so it can run in parallel).
-struct Analyzed {
+pub(crate) struct Analyzed {
     name: String,
     is_mcp: Option<bool>,
     has_hint: bool,
@@ -237,28 +229,6 @@ fn analyze_all(tools: Vec<ToolDoc>) -> Vec<Analyzed> {
     tools.into_par_iter().map(analyze).collect()
 }
 
-/// Every tool of a chunked source, in order, or its first error. `expected` (a hint) sizes the
-/// list up front, up to 64 chunks' worth.
-pub fn read_all(
-    chunks: impl IntoIterator<Item = ToolChunk>,
-    expected: usize,
-) -> Result<Vec<ToolDoc>, IndexError> {
-    let mut tools = Vec::with_capacity(expected.min(BUILD_CHUNK * 64));
-    for chunk in chunks {
-        tools.extend(chunk?);
-    }
-    Ok(tools)
-}
-
-/// Tools in chunks of [`BUILD_CHUNK`], in order.
-fn chunks_of(tools: Vec<ToolDoc>) -> impl Iterator<Item = Vec<ToolDoc>> {
-    let mut tools = tools.into_iter();
-    std::iter::from_fn(move || {
-        let chunk: Vec<ToolDoc> = tools.by_ref().take(BUILD_CHUNK).collect();
-        (!chunk.is_empty()).then_some(chunk)
-    })
-}
-
 /// The tool index.
 pub struct ToolIndex {
     opts: IndexOptions,
@@ -328,14 +298,12 @@ impl ToolIndex {
         opts: IndexOptions,
     ) -> Result<Self, IndexError> {
         let chunks = chunks.into_iter();
-        if expected < (BUILD_CHUNK * 2).max(opts.parallel_threshold)
-            || rayon::current_thread_index().is_some()
-        {
-            // Small, or on a pool thread (see `insert_batch`): read everything first.
-            return Self::build(read_all(chunks, expected)?, opts);
+        if !pipeline::streams(expected, opts.parallel_threshold) {
+            // Small, or on a pool thread: read everything first.
+            return Self::build(pipeline::read_all(chunks, expected)?, opts);
         }
         let mut index = Self::new(opts);
-        let repeated = index.link_streamed(chunks, true)?;
+        let repeated = pipeline::link_streamed(&mut index, chunks, &analyze_all, true)?;
         if !repeated.is_empty() {
             return Err(duplicate_names(&repeated));
         }
@@ -402,121 +370,6 @@ impl ToolIndex {
     /// IDF of a term (`None` when no tool has it).
     pub fn idf(&self, term: &str) -> Option<f64> {
         self.store.term_id(term).map(|t| self.idf[t as usize])
-    }
-
-    /// Put an analysed tool into a (vacant) slot and its postings.
-    fn link(&mut self, slot: u32, a: Analyzed) {
-        self.names.add(slot, &a.parsed.full);
-        let mut terms = Vec::with_capacity(a.tf.len());
-        for t in &a.tf {
-            let tok = a.token(t);
-            let (id, new) = self.store.intern_hashed(tok, t.hash);
-            let tf = t.tf;
-            if new {
-                self.idf.push(0.0);
-            }
-            self.store.post(id, slot, tf);
-            terms.push((id, tf));
-        }
-        let is_mcp = a.is_mcp.unwrap_or(a.parsed.is_mcp);
-        let has_hint = a.has_hint;
-        self.store.occupy(
-            slot,
-            Doc {
-                name: a.name,
-                parsed: a.parsed,
-                is_mcp,
-                hint_lower: a.hint_lower,
-                desc_lower: a.desc_lower,
-                has_hint,
-                terms,
-                norm: 0.0,
-            },
-        );
-        if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
-            kw.add(slot, &keyword_fields(d));
-        }
-    }
-
-    /// Link analysed tools into new slots, in order.
-    fn link_all(&mut self, analyzed: impl IntoIterator<Item = Analyzed>) {
-        for a in analyzed {
-            let slot = self.store.push_slot();
-            self.link(slot, a);
-        }
-    }
-
-    /// [`Self::link_all`], but with `check` a tool whose name the index already holds is
-    /// not linked: its name goes to `repeated` (the first [`MAX_NAMED_DUPLICATES`]).
-    fn link_checked(&mut self, analyzed: Vec<Analyzed>, check: bool, repeated: &mut Vec<String>) {
-        self.store.reserve(analyzed.len());
-        for a in analyzed {
-            if check && self.store.slot_of(&a.name).is_some() {
-                if repeated.len() < MAX_NAMED_DUPLICATES {
-                    repeated.push(a.name);
-                }
-                continue;
-            }
-            let slot = self.store.push_slot();
-            self.link(slot, a);
-        }
-    }
-
-    /// Analyse chunks on the rayon pool as they are read and link them, in order, on a
-    /// linking thread, at most [`CHUNKS_AHEAD`] analysed chunks behind the reading. With
-    /// `check`, tools whose names the index already holds are left out and their names
-    /// returned (see [`Self::link_checked`]). A chunk that is an error stops the reading;
-    /// it is returned once the chunks already read are linked.
-    fn link_streamed<E>(
-        &mut self,
-        mut chunks: impl Iterator<Item = Result<Vec<ToolDoc>, E>>,
-        check: bool,
-    ) -> Result<Vec<String>, E> {
-        let (order_tx, order_rx) = sync_channel::<Receiver<Vec<Analyzed>>>(CHUNKS_AHEAD);
-        let (linking, reading) = (&mut *self, &mut chunks);
-        let streamed = std::thread::scope(|scope| {
-            let linker = std::thread::Builder::new().spawn_scoped(scope, move || {
-                let mut repeated = Vec::new();
-                for analysed in order_rx {
-                    // An analysis that panicked sends nothing: stop here; its panic ends
-                    // the build when the reading's scope closes.
-                    let Ok(chunk) = analysed.recv() else { break };
-                    linking.link_checked(chunk, check, &mut repeated);
-                }
-                repeated
-            });
-            let Ok(linker) = linker else {
-                return None;
-            };
-            // The reading stays on this thread (the binding reads JavaScript values here);
-            // only the analysis goes to the pool.
-            let read = rayon::in_place_scope(move |pool| {
-                for chunk in reading {
-                    let tools = chunk?;
-                    let (tx, rx) = sync_channel(1);
-                    pool.spawn(move |_| {
-                        let _ = tx.send(analyze_all(tools));
-                    });
-                    if order_tx.send(rx).is_err() {
-                        break; // the linker stopped: an analysis panicked
-                    }
-                }
-                Ok(())
-            });
-            let repeated = linker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Some(read.map(|()| repeated))
-        });
-        if let Some(result) = streamed {
-            return result;
-        }
-        // No thread to be had: analyse each chunk on the pool, then link it here.
-        let mut repeated = Vec::new();
-        for chunk in chunks {
-            self.link_checked(analyze_all(chunk?), check, &mut repeated);
-        }
-        Ok(repeated)
     }
 
     /// Compat `searchTools(query, index, limit)` with a display threshold.
@@ -1210,14 +1063,59 @@ impl Named for ToolDoc {
     }
 }
 
+impl Named for Analyzed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl Scorer for ToolIndex {
     type Tool = ToolDoc;
+    type Analyzed = Analyzed;
 
     type Doc = Doc;
     type Payload = f64;
 
     fn store(&self) -> &SlotStore<Doc, f64> {
         &self.store
+    }
+
+    fn store_mut(&mut self) -> &mut SlotStore<Doc, f64> {
+        &mut self.store
+    }
+
+    /// Put an analysed tool into a (vacant) slot and its postings.
+    fn link(&mut self, slot: u32, a: Analyzed) {
+        self.names.add(slot, &a.parsed.full);
+        let mut terms = Vec::with_capacity(a.tf.len());
+        for t in &a.tf {
+            let tok = a.token(t);
+            let (id, new) = self.store.intern_hashed(tok, t.hash);
+            let tf = t.tf;
+            if new {
+                self.idf.push(0.0);
+            }
+            self.store.post(id, slot, tf);
+            terms.push((id, tf));
+        }
+        let is_mcp = a.is_mcp.unwrap_or(a.parsed.is_mcp);
+        let has_hint = a.has_hint;
+        self.store.occupy(
+            slot,
+            Doc {
+                name: a.name,
+                parsed: a.parsed,
+                is_mcp,
+                hint_lower: a.hint_lower,
+                desc_lower: a.desc_lower,
+                has_hint,
+                terms,
+                norm: 0.0,
+            },
+        );
+        if let (Some(kw), Some(d)) = (self.keyword.get_mut(), self.store.doc(slot)) {
+            kw.add(slot, &keyword_fields(d));
+        }
     }
 
     /// Empty a slot: its postings, name and name-matcher entry go.
@@ -1247,16 +1145,15 @@ impl Scorer for ToolIndex {
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
         self.store.reserve(tools.len());
         if tools.len() < self.opts.parallel_threshold {
-            return self.link_all(tools.into_iter().map(analyze));
+            return pipeline::link_all(self, tools.into_iter().map(analyze));
         }
-        // On a pool thread (a build inside a parallel job) this thread must not wait on a
-        // channel for work queued behind it on the same pool: analyse all, then link.
-        if tools.len() < BUILD_CHUNK * 2 || rayon::current_thread_index().is_some() {
-            return self.link_all(analyze_all(tools));
+        if !pipeline::streams(tools.len(), self.opts.parallel_threshold) {
+            return pipeline::link_all(self, analyze_all(tools));
         }
         // Large builds: a linking thread links each chunk (into the shared vocabulary, in
         // order) while the pool analyses the next ones. The names were checked by the caller.
-        let Ok(_) = self.link_streamed(chunks_of(tools).map(Ok::<_, Infallible>), false);
+        let chunks = pipeline::chunks_of(tools).map(Ok::<_, Infallible>);
+        let Ok(_) = pipeline::link_streamed(self, chunks, &analyze_all, false);
     }
 
     /// Renumber slots when more than half of them are empty (see [`SlotStore::maybe_compact`]).

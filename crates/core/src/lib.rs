@@ -24,6 +24,7 @@ pub mod index;
 pub mod keyword;
 pub mod name;
 mod names;
+mod pipeline;
 mod runs;
 pub mod store;
 pub mod text;

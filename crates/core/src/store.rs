@@ -400,12 +400,19 @@ pub trait Named {
 pub(crate) trait Scorer {
     /// The tool record a scorer analyses.
     type Tool: Named;
+    /// A tool analysed without touching the index (on any thread), ready to link.
+    type Analyzed: Named + Send;
     /// The scorer's per-tool record in the store.
     type Doc: SlotDoc;
     /// The scorer's per-posting payload.
     type Payload;
     /// The slot store the scorer keeps its tools in.
     fn store(&self) -> &SlotStore<Self::Doc, Self::Payload>;
+    /// The same, to change.
+    fn store_mut(&mut self) -> &mut SlotStore<Self::Doc, Self::Payload>;
+    /// Put an analysed tool into a vacant slot: its document, its postings (new terms join
+    /// the vocabulary) and the scorer's own entries.
+    fn link(&mut self, slot: u32, a: Self::Analyzed);
     /// Empty a slot: the tool's document, postings and the scorer's own entries go.
     fn vacate(&mut self, slot: u32);
     /// Empty several slots at once (as [`Scorer::vacate`] on each; a scorer filters each of

@@ -177,6 +177,38 @@ impl EnhancedIndex {
         Ok(idx)
     }
 
+    /// Build from tools that arrive in chunks, in order, as the caller reads them (the
+    /// binding reads JavaScript entries this way, in chunks of
+    /// [`BUILD_CHUNK`](crate::index::BUILD_CHUNK)). When the caller expects (`expected`, a
+    /// hint) a large build, each chunk is analysed on the rayon pool as soon as it arrives and
+    /// linked on a linking thread, so reading, analysis and linking overlap. The index equals
+    /// [`EnhancedIndex::build`] of all the tools, and so do the errors: a chunk that is an
+    /// error ends the build with it, and repeated names
+    /// ([`crate::ErrorCode::DuplicateName`], the same names in the same order) are reported
+    /// once every chunk has been read.
+    pub fn build_streamed(
+        chunks: impl IntoIterator<Item = crate::index::ToolChunk>,
+        expected: usize,
+        params: Params,
+        parallel_threshold: usize,
+    ) -> Result<Self, IndexError> {
+        let chunks = chunks.into_iter();
+        if !crate::pipeline::streams(expected, parallel_threshold) {
+            // Small, or on a pool thread: read everything first.
+            let tools = crate::pipeline::read_all(chunks, expected)?;
+            return Self::build(tools, params, parallel_threshold);
+        }
+        let mut idx = Self::new(params, parallel_threshold);
+        let analyzer = tools::ChunkAnalyzer::default();
+        let analyze = |chunk: Vec<ToolDoc>| analyzer.analyze(&chunk);
+        let repeated = crate::pipeline::link_streamed(&mut idx, chunks, &analyze, true)?;
+        if !repeated.is_empty() {
+            return Err(crate::store::duplicate_names(&repeated));
+        }
+        idx.refresh();
+        Ok(idx)
+    }
+
     /// The ranking parameters.
     pub fn params(&self) -> &Params {
         &self.params
@@ -559,6 +591,119 @@ mod tests {
 
     fn idx() -> EnhancedIndex {
         EnhancedIndex::build(small_catalog(), Params::default(), 512).unwrap()
+    }
+
+    /// A build on one thread, a build through the pipeline and streamed builds (in the
+    /// reader's chunks, in other chunk sizes, without a size hint) give the same vocabulary,
+    /// the same documents slot by slot and the same hits, to the bit, around the sizes where
+    /// the pipeline starts.
+    #[test]
+    fn streamed_and_pipelined_builds_equal_a_serial_build() {
+        use crate::index::BUILD_CHUNK;
+        let servers = ["github", "slack", "notion", "jira", "drive"];
+        let verbs = ["create", "list", "delete", "update", "search", "send"];
+        for n in [BUILD_CHUNK * 2 - 1, BUILD_CHUNK * 2, BUILD_CHUNK * 3 + 17] {
+            let tools: Vec<ToolDoc> = (0..n)
+                .map(|i| {
+                    let (s, v) = (servers[i % 5], verbs[i % 6]);
+                    ToolDoc::new(
+                        format!("mcp__{s}__{v}_item{i}"),
+                        format!("{v} an item {} in {s}, report {} 文件解析", i % 97, i % 13),
+                    )
+                })
+                .collect();
+            let serial =
+                EnhancedIndex::build(tools.clone(), Params::default(), usize::MAX).unwrap();
+            let pipelined = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap();
+            let chunks = |size: usize| {
+                tools
+                    .chunks(size)
+                    .map(|c| Ok(c.to_vec()))
+                    .collect::<Vec<_>>()
+            };
+            let streamed =
+                EnhancedIndex::build_streamed(chunks(BUILD_CHUNK), n, Params::default(), 512)
+                    .unwrap();
+            let odd =
+                EnhancedIndex::build_streamed(chunks(500), n, Params::default(), 512).unwrap();
+            let unhinted =
+                EnhancedIndex::build_streamed(chunks(BUILD_CHUNK), 0, Params::default(), 512)
+                    .unwrap();
+            for other in [&pipelined, &streamed, &odd, &unhinted] {
+                assert_eq!(serial.store.term_text, other.store.term_text, "{n}");
+                for slot in 0..n as u32 {
+                    let (a, b) = (
+                        serial.store.doc(slot).unwrap(),
+                        other.store.doc(slot).unwrap(),
+                    );
+                    assert_eq!(
+                        (&a.name, &a.terms, a.len),
+                        (&b.name, &b.terms, b.len),
+                        "{n} {slot}"
+                    );
+                }
+                for q in [
+                    "create an item in github",
+                    "send report 7",
+                    "解析文件",
+                    "item42",
+                ] {
+                    let bits = |i: &EnhancedIndex| {
+                        i.search(q, 20, 0.0)
+                            .iter()
+                            .map(|h| (h.slot, h.score.to_bits()))
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits(&serial), bits(other), "{n} {q}");
+                }
+            }
+        }
+    }
+
+    /// A streamed build fails as a build of all its tools does: repeated names (across
+    /// chunks, in order) once everything is read, and a chunk that is an error before that,
+    /// with nothing read after it.
+    #[test]
+    fn streamed_build_errors_equal_a_build() {
+        use crate::index::BUILD_CHUNK;
+        let n = BUILD_CHUNK * 3;
+        let mut tools: Vec<ToolDoc> = (0..n)
+            .map(|i| ToolDoc::new(format!("tool{i}"), format!("word{} file", i % 31)))
+            .collect();
+        for (at, copy) in [(5, 2000), (2500, 2001), (2999, 2000), (3000, 7)] {
+            if at < n {
+                tools[at].name = format!("tool{copy}");
+            }
+        }
+        let whole = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap_err();
+        let chunks = || tools.chunks(BUILD_CHUNK).map(|c| Ok(c.to_vec()));
+        let streamed =
+            EnhancedIndex::build_streamed(chunks(), n, Params::default(), 512).unwrap_err();
+        assert_eq!(whole.code, crate::ErrorCode::DuplicateName);
+        assert_eq!(
+            (whole.code, &whole.message),
+            (streamed.code, &streamed.message)
+        );
+
+        let mut read = 0;
+        let failing = chunks().enumerate().map(|(k, c)| {
+            read += 1;
+            if k == 2 {
+                Err(IndexError::new(
+                    crate::ErrorCode::InvalidArg,
+                    "element 2048",
+                ))
+            } else {
+                c
+            }
+        });
+        let failing = failing.chain(std::iter::from_fn(|| panic!("read past the error")));
+        let err = EnhancedIndex::build_streamed(failing, n, Params::default(), 512).unwrap_err();
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (crate::ErrorCode::InvalidArg, "element 2048")
+        );
+        assert_eq!(read, 3);
     }
 
     fn top(i: &EnhancedIndex, q: &str) -> Vec<String> {

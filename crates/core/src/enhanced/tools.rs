@@ -1,6 +1,7 @@
 //! The tool side: each tool's analysis into five fields, and the index's bookkeeping as
 //! tools come and go (postings, name keys, servers, the typo map, length normalization).
 
+use std::convert::Infallible;
 use std::sync::Mutex;
 
 use hashbrown::HashTable;
@@ -13,7 +14,8 @@ use super::names::{
 };
 use super::{EnhancedIndex, FIELDS, SCHEMA_FIELD};
 use crate::index::ToolDoc;
-use crate::store::{Scorer, SlotDoc, SlotStore};
+use crate::pipeline;
+use crate::store::{Named, Scorer, SlotDoc, SlotStore};
 use crate::text::{hash_text, same_text, span};
 
 /// An enhanced index's record of one tool: its name, server, analysed terms with their
@@ -43,7 +45,7 @@ impl SlotDoc for Doc {
     }
 }
 
-pub(super) struct Analyzed {
+pub(crate) struct Analyzed {
     pub(super) name: String,
     pub(super) server_key: Option<String>,
     /// The tool's distinct terms, one after another (one allocation, not one a term).
@@ -54,9 +56,6 @@ pub(super) struct Analyzed {
     pub(super) len: [u32; FIELDS],
     pub(super) keys: Vec<(String, u8)>,
 }
-
-/// Tools a large build analyses (in parallel) before it links them.
-const BUILD_CHUNK: usize = 8192;
 
 /// One distinct term of an analysed tool (see [`Analyzed::tf`]).
 pub(super) struct Term {
@@ -167,8 +166,62 @@ pub(super) fn for_each_deletion(word: &str, mut f: impl FnMut(&str)) {
     }
 }
 
-impl EnhancedIndex {
-    pub(super) fn link(&mut self, slot: u32, a: Analyzed) {
+/// Analyses chunks of tools on the rayon pool, two jobs a thread, so that each job's word
+/// memo sees many tools. A job takes an analyzer and a scratch from the pool and gives them
+/// back, so the memos stay warm from chunk to chunk (all dropped with the build).
+#[derive(Default)]
+pub(super) struct ChunkAnalyzer {
+    pool: Mutex<Vec<(Analyzer, DocScratch)>>,
+}
+
+impl ChunkAnalyzer {
+    /// The chunk's tools analysed, in order.
+    pub(super) fn analyze(&self, chunk: &[ToolDoc]) -> Vec<Analyzed> {
+        let per_job = chunk
+            .len()
+            .div_ceil(2 * rayon::current_num_threads())
+            .max(64);
+        let parts: Vec<Vec<Analyzed>> = chunk
+            .par_chunks(per_job)
+            .map(|part| {
+                let taken = self.pool.lock().ok().and_then(|mut p| p.pop());
+                let (a, mut scratch) = taken.unwrap_or_default();
+                let out = part
+                    .iter()
+                    .map(|t| analyze_doc(&a, &mut scratch, t))
+                    .collect();
+                if let Ok(mut p) = self.pool.lock() {
+                    p.push((a, scratch));
+                }
+                out
+            })
+            .collect();
+        parts.into_iter().flatten().collect()
+    }
+}
+
+impl Named for Analyzed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Scorer for EnhancedIndex {
+    type Tool = ToolDoc;
+    type Analyzed = Analyzed;
+
+    type Doc = Doc;
+    type Payload = [u16; FIELDS];
+
+    fn store(&self) -> &SlotStore<Doc, [u16; FIELDS]> {
+        &self.store
+    }
+
+    fn store_mut(&mut self) -> &mut SlotStore<Doc, [u16; FIELDS]> {
+        &mut self.store
+    }
+
+    fn link(&mut self, slot: u32, a: Analyzed) {
         let mut terms = Vec::with_capacity(a.tf.len());
         for t in &a.tf {
             let (id, _) = self.store.intern_hashed(t.text(&a.text), t.hash);
@@ -183,11 +236,22 @@ impl EnhancedIndex {
             self.store.post(id, slot, tfs);
             terms.push((id, tfs));
         }
+        // A key or server other tools have already is not copied again.
         for (k, tier) in &a.keys {
-            self.keys.entry(k.clone()).or_default().push((slot, *tier));
+            match self.keys.get_mut(k) {
+                Some(v) => v.push((slot, *tier)),
+                None => {
+                    self.keys.insert(k.clone(), vec![(slot, *tier)]);
+                }
+            }
         }
         if let Some(s) = &a.server_key {
-            self.servers.entry(s.clone()).or_default().push(slot);
+            match self.servers.get_mut(s) {
+                Some(v) => v.push(slot),
+                None => {
+                    self.servers.insert(s.clone(), vec![slot]);
+                }
+            }
         }
         for f in 0..FIELDS {
             self.len_sum[f] += a.len[f] as u64;
@@ -203,17 +267,6 @@ impl EnhancedIndex {
                 keys: a.keys,
             },
         );
-    }
-}
-
-impl Scorer for EnhancedIndex {
-    type Tool = ToolDoc;
-
-    type Doc = Doc;
-    type Payload = [u16; FIELDS];
-
-    fn store(&self) -> &SlotStore<Doc, [u16; FIELDS]> {
-        &self.store
     }
 
     fn vacate(&mut self, slot: u32) {
@@ -288,9 +341,11 @@ impl Scorer for EnhancedIndex {
         self.link(slot, a);
     }
 
-    /// Analyse and link tools in order. Large batches go in chunks of [`BUILD_CHUNK`] tools,
-    /// each analysed on the rayon pool and linked before the next, so the analysed form of at
-    /// most one chunk is held at a time, and each chunk's tools are freed once it is linked.
+    /// Analyse and link tools in order. Large batches go in chunks of
+    /// [`BUILD_CHUNK`](crate::index::BUILD_CHUNK) tools
+    /// through the build pipeline (the pool analyses chunks while a linking thread links
+    /// the ones before, see [`pipeline::link_streamed`]), so the analysed form of a few
+    /// chunks is held at a time, and each chunk's tools are freed once it is analysed.
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
         if tools.len() < self.parallel_threshold {
             let mut scratch = DocScratch::default();
@@ -301,39 +356,15 @@ impl Scorer for EnhancedIndex {
             }
             return;
         }
-        // Analyzers and scratches (word memos) kept across chunks: a job takes one from the
-        // pool and gives it back, so the memos stay warm (all dropped with the build).
-        let pool: Mutex<Vec<(Analyzer, DocScratch)>> = Mutex::new(Vec::new());
-        let mut rest = tools.into_iter();
-        loop {
-            // Each chunk's tools are dropped once it is linked (their texts are not kept).
-            let chunk: Vec<ToolDoc> = rest.by_ref().take(BUILD_CHUNK).collect();
-            if chunk.is_empty() {
-                break;
-            }
-            // Two jobs a thread, so that each memo sees many tools.
-            let per_job = chunk
-                .len()
-                .div_ceil(2 * rayon::current_num_threads())
-                .max(64);
-            let analyzed: Vec<Vec<Analyzed>> = chunk
-                .par_chunks(per_job)
-                .map(|part| {
-                    let taken = pool.lock().ok().and_then(|mut p| p.pop());
-                    let (a, mut scratch) = taken.unwrap_or_default();
-                    let out = part
-                        .iter()
-                        .map(|t| analyze_doc(&a, &mut scratch, t))
-                        .collect();
-                    if let Ok(mut p) = pool.lock() {
-                        p.push((a, scratch));
-                    }
-                    out
-                })
-                .collect();
-            for an in analyzed.into_iter().flatten() {
-                let slot = self.store.push_slot();
-                self.link(slot, an);
+        let analyzer = ChunkAnalyzer::default();
+        let analyze = |chunk: Vec<ToolDoc>| analyzer.analyze(&chunk);
+        if pipeline::streams(tools.len(), self.parallel_threshold) {
+            let chunks = pipeline::chunks_of(tools).map(Ok::<_, Infallible>);
+            let Ok(_) = pipeline::link_streamed(self, chunks, &analyze, false);
+        } else {
+            // On a pool thread, or under two chunks: each chunk analysed, then linked.
+            for chunk in pipeline::chunks_of(tools) {
+                pipeline::link_all(self, analyze(chunk));
             }
         }
     }
