@@ -2,6 +2,7 @@
 // benchmark's catalogs:
 //
 //   node --expose-gc bench/index-memory.mjs [sizes, default 10k] [--addon PATH] [--keep N] [--builds N] [--dispose]
+//     [--scoring compat|enhanced]
 //   bun bench/index-memory.mjs 10k,100k
 //
 // Builds `--keep` indexes (default 5) of each catalog and keeps them all, collecting garbage
@@ -23,12 +24,15 @@ const { values, positionals } = parseArgs({
     keep: { type: 'string', default: '5' },
     builds: { type: 'string', default: '25' },
     dispose: { type: 'boolean', default: false },
+    scoring: { type: 'string', default: 'compat' },
   },
 })
 const native = values.addon ? createRequire(import.meta.url)(values.addon) : loadNative()
 const sizes = (positionals[0] ?? '10k').split(',').map((s) => Math.round(parseFloat(s) * (/k$/i.test(s) ? 1000 : 1)))
 const keep = Number(values.keep)
 const builds = Number(values.builds)
+if (!['compat', 'enhanced'].includes(values.scoring)) throw new Error(`--scoring: compat or enhanced, not ${values.scoring}`)
+const options = values.scoring === 'enhanced' ? { scoring: 'enhanced' } : undefined
 
 /** Collect garbage, then wait out the addon's trim delay (freed pages go back to the system
  * 200 ms after the last index is freed). */
@@ -44,7 +48,7 @@ for (const size of sizes) {
   await collect()
   const before = process.memoryUsage().rss
   const kept = []
-  for (let i = 0; i < keep; i++) kept.push(new native.ToolIndex(entries))
+  for (let i = 0; i < keep; i++) kept.push(new native.ToolIndex(entries, options))
   await collect()
   const perIndex = (process.memoryUsage().rss - before) / keep / 2 ** 20
   kept.length = 0
@@ -54,7 +58,7 @@ for (const size of sizes) {
   for (let i = 0; i < builds + 3; i++) {
     const c = process.cpuUsage()
     const t = performance.now()
-    const index = new native.ToolIndex(entries)
+    const index = new native.ToolIndex(entries, options)
     if (values.dispose) index.dispose()
     const ms = performance.now() - t
     const used = process.cpuUsage(c)
@@ -62,7 +66,7 @@ for (const size of sizes) {
   }
   const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1]
   console.log(
-    `${runtimeName}, ${size} tools: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median(times).toFixed(1)} ms, ` +
+    `${runtimeName}, ${size} tools, ${values.scoring}: RSS growth ${perIndex.toFixed(2)} MB an index (${keep} kept); build ${median(times).toFixed(1)} ms, ` +
       `CPU ${median(cpu).toFixed(1)} ms, all threads (medians of ${builds}, each ${values.dispose ? 'disposed' : 'dropped'})`,
   )
 }
