@@ -886,57 +886,6 @@ mod tests {
             }
         }
     }
-
-    /// A streamed build fails as a build of all its tools does: repeated names (across
-    /// chunks, up to five, in order) once everything is read, and a chunk that is an error
-    /// before that, with nothing read after it.
-    #[test]
-    fn streamed_build_errors_equal_a_build() {
-        let n = BUILD_CHUNK * 4;
-        let mut tools: Vec<ToolDoc> = (0..n)
-            .map(|i| ToolDoc::new(format!("tool{i}"), format!("word{} file", i % 31)))
-            .collect();
-        for (at, copy) in [
-            (5, 3000),
-            (3500, 3001),
-            (3999, 3000),
-            (4000, 7),
-            (4001, 7),
-            (4002, 8),
-            (4090, 9),
-        ] {
-            tools[at].name = format!("tool{copy}");
-        }
-        let whole = ToolIndex::build(tools.clone(), IndexOptions::default()).unwrap_err();
-        let chunks = || tools.chunks(BUILD_CHUNK).map(|c| Ok(c.to_vec()));
-        let streamed = ToolIndex::build_streamed(chunks(), n, IndexOptions::default()).unwrap_err();
-        assert_eq!(whole.code, crate::ErrorCode::DuplicateName);
-        assert_eq!(
-            (whole.code, &whole.message),
-            (streamed.code, &streamed.message)
-        );
-
-        // A read error in the last chunk wins over repeats before it; nothing after it is read.
-        let mut read = 0;
-        let failing = chunks().enumerate().map(|(k, c)| {
-            read += 1;
-            if k == 3 {
-                Err(IndexError::new(
-                    crate::ErrorCode::InvalidArg,
-                    "element 3072",
-                ))
-            } else {
-                c
-            }
-        });
-        let failing = failing.chain(std::iter::from_fn(|| panic!("read past the error")));
-        let err = ToolIndex::build_streamed(failing, n, IndexOptions::default()).unwrap_err();
-        assert_eq!(
-            (err.code, err.message.as_str()),
-            (crate::ErrorCode::InvalidArg, "element 3072")
-        );
-        assert_eq!(read, 4);
-    }
 }
 
 /// A compat query analysed once, read by both search and explain.

@@ -152,3 +152,89 @@ pub(crate) fn chunks_of<T>(tools: Vec<T>) -> impl Iterator<Item = Vec<T>> {
         (!chunk.is_empty()).then_some(chunk)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::enhanced::{EnhancedIndex, Params};
+    use crate::index::{IndexOptions, ToolChunk, ToolDoc, ToolIndex};
+    use crate::ErrorCode;
+
+    type Built = Result<(), IndexError>;
+
+    /// Both scorers' build of a list, and their streamed build of chunks with a size hint.
+    type Build = fn(Vec<ToolDoc>) -> Built;
+    type Streamed = fn(&mut dyn Iterator<Item = ToolChunk>, usize) -> Built;
+
+    fn scorers() -> [(&'static str, Build, Streamed); 2] {
+        [
+            (
+                "compat",
+                |t| ToolIndex::build(t, IndexOptions::default()).map(drop),
+                |c, n| ToolIndex::build_streamed(c, n, IndexOptions::default()).map(drop),
+            ),
+            (
+                "enhanced",
+                |t| EnhancedIndex::build(t, Params::default(), 512).map(drop),
+                |c, n| EnhancedIndex::build_streamed(c, n, Params::default(), 512).map(drop),
+            ),
+        ]
+    }
+
+    /// A streamed build fails as a build of all its tools does, for either scorer: repeated
+    /// names (across chunks, up to five, in order) once everything is read, and a chunk that
+    /// is an error before that, with nothing read after it.
+    #[test]
+    fn streamed_build_errors_equal_a_build() {
+        let n = BUILD_CHUNK * 4;
+        let mut tools: Vec<ToolDoc> = (0..n)
+            .map(|i| ToolDoc::new(format!("tool{i}"), format!("word{} file", i % 31)))
+            .collect();
+        for (at, copy) in [
+            (5, 3000),
+            (3500, 3001),
+            (3999, 3000),
+            (4000, 7),
+            (4001, 7),
+            (4002, 8),
+            (4090, 9),
+        ] {
+            tools[at].name = format!("tool{copy}");
+        }
+        for (scorer, build, streamed) in scorers() {
+            let whole = build(tools.clone()).unwrap_err();
+            let mut chunks = tools.chunks(BUILD_CHUNK).map(|c| Ok(c.to_vec()));
+            let got = streamed(&mut chunks, n).unwrap_err();
+            assert_eq!(whole.code, ErrorCode::DuplicateName, "{scorer}");
+            assert_eq!(
+                (whole.code, &whole.message),
+                (got.code, &got.message),
+                "{scorer}"
+            );
+
+            // A read error in the last chunk wins over repeats before it; nothing after it is
+            // read.
+            let mut read = 0;
+            let mut failing = tools
+                .chunks(BUILD_CHUNK)
+                .enumerate()
+                .map(|(k, c)| {
+                    read += 1;
+                    if k == 3 {
+                        Err(IndexError::new(ErrorCode::InvalidArg, "element 3072"))
+                    } else {
+                        Ok(c.to_vec())
+                    }
+                })
+                .chain(std::iter::from_fn(|| panic!("read past the error")));
+            let err = streamed(&mut failing, n).unwrap_err();
+            assert_eq!(
+                (err.code, err.message.as_str()),
+                (ErrorCode::InvalidArg, "element 3072"),
+                "{scorer}"
+            );
+            drop(failing);
+            assert_eq!(read, 4, "{scorer}");
+        }
+    }
+}

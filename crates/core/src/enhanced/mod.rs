@@ -660,52 +660,6 @@ mod tests {
         }
     }
 
-    /// A streamed build fails as a build of all its tools does: repeated names (across
-    /// chunks, in order) once everything is read, and a chunk that is an error before that,
-    /// with nothing read after it.
-    #[test]
-    fn streamed_build_errors_equal_a_build() {
-        use crate::index::BUILD_CHUNK;
-        let n = BUILD_CHUNK * 3;
-        let mut tools: Vec<ToolDoc> = (0..n)
-            .map(|i| ToolDoc::new(format!("tool{i}"), format!("word{} file", i % 31)))
-            .collect();
-        for (at, copy) in [(5, 2000), (2500, 2001), (2999, 2000), (3000, 7)] {
-            if at < n {
-                tools[at].name = format!("tool{copy}");
-            }
-        }
-        let whole = EnhancedIndex::build(tools.clone(), Params::default(), 512).unwrap_err();
-        let chunks = || tools.chunks(BUILD_CHUNK).map(|c| Ok(c.to_vec()));
-        let streamed =
-            EnhancedIndex::build_streamed(chunks(), n, Params::default(), 512).unwrap_err();
-        assert_eq!(whole.code, crate::ErrorCode::DuplicateName);
-        assert_eq!(
-            (whole.code, &whole.message),
-            (streamed.code, &streamed.message)
-        );
-
-        let mut read = 0;
-        let failing = chunks().enumerate().map(|(k, c)| {
-            read += 1;
-            if k == 2 {
-                Err(IndexError::new(
-                    crate::ErrorCode::InvalidArg,
-                    "element 2048",
-                ))
-            } else {
-                c
-            }
-        });
-        let failing = failing.chain(std::iter::from_fn(|| panic!("read past the error")));
-        let err = EnhancedIndex::build_streamed(failing, n, Params::default(), 512).unwrap_err();
-        assert_eq!(
-            (err.code, err.message.as_str()),
-            (crate::ErrorCode::InvalidArg, "element 2048")
-        );
-        assert_eq!(read, 3);
-    }
-
     fn top(i: &EnhancedIndex, q: &str) -> Vec<String> {
         i.search(q, 5, 0.0)
             .iter()
