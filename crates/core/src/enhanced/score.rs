@@ -416,6 +416,44 @@ impl EnhancedIndex {
                     least = self.least_kept_evidence(floor, max_idf);
                 }
             }
+        } else if q.servers.is_empty() && required.is_empty() {
+            // Names only (no filter): the named tools first, each at its tier, then every
+            // other touched tool as in the plain pass (at tier 0, skipped below `least`).
+            // Their cells are read as seeded meanwhile, so the loop below passes them by
+            // without a look-up, and then given their evidence back (what the pass leaves in
+            // the scratch is read again).
+            let mut named: Vec<(u32, f64)> = Vec::with_capacity(tiers.len());
+            for (&slot, &tier) in tiers {
+                let tier = f64::from(tier);
+                match evidence(s, slot) {
+                    Some(score) => {
+                        note(slot, tier, score);
+                        hits.push(hit(slot, tier, score));
+                        named.push((slot, score));
+                        s.cell(slot).0 = SEEDED;
+                    }
+                    None => hits.push(Hit { slot, score: tier }),
+                }
+            }
+            let mut floor = hits.floor();
+            let mut least = self.least_kept_evidence(floor, max_idf);
+            for &slot in s.touched() {
+                let Some(score) = evidence(s, slot) else {
+                    continue;
+                };
+                if score < least {
+                    continue;
+                }
+                note(slot, 0.0, score);
+                hits.push(hit(slot, 0.0, score));
+                if hits.floor() != floor {
+                    floor = hits.floor();
+                    least = self.least_kept_evidence(floor, max_idf);
+                }
+            }
+            for (slot, score) in named {
+                s.cell(slot).0 = score;
+            }
         } else {
             for &slot in s.touched() {
                 if !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
@@ -429,7 +467,8 @@ impl EnhancedIndex {
                 hits.push(hit(slot, tier, score));
             }
         }
-        for (&slot, &tier) in tiers {
+        let names_only = !plain && q.servers.is_empty() && required.is_empty();
+        for (&slot, &tier) in tiers.iter().filter(|_| !names_only) {
             if evidence(s, slot).is_none()
                 && server_ok(slot)
                 && !required_missing
@@ -635,6 +674,95 @@ mod tests {
         }
         // Both decisions were taken.
         assert!(decisions[0] > 0 && decisions[1] > 0, "{decisions:?}");
+    }
+
+    /// A request that names tools (no filter) into a top-k of any size keeps the first k
+    /// hits, to the bit, of every tool's hit worked out from the evidence the pass leaves
+    /// (named tools at their tier, with evidence or without), and the named tools keep their
+    /// evidence in the scratch (the term-by-term sum).
+    #[test]
+    fn a_named_request_into_a_top_k_keeps_the_best_of_every_hit() {
+        use crate::collector::{top_k, TopK};
+        // Forty words, none common; later tools have more of them, so better hits keep
+        // arriving after the top-k is full (the pass must not skip them).
+        let words: Vec<String> = (0..40).map(|w| format!("w{w}x")).collect();
+        let tools: Vec<ToolDoc> = (0..240)
+            .map(|i| ToolDoc {
+                name: format!("{}_{}_{i}", words[i % 40], words[(i / 40) % 40]),
+                description: (0..1 + i / 30)
+                    .map(|j| words[(i * 7 + j * 3) % 40].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                ..ToolDoc::default()
+            })
+            .collect();
+        let n = |k: usize| tools[k].name.clone();
+        let requests = [
+            format!("{} please w3x the w10x w17x", n(14)),
+            format!("use {} and {} for w1x w4x w7x w10x", n(8), n(229)),
+            n(12),
+            format!("{} with zzzz w21x w24x", n(59)),
+            format!("{} w5x w8x w11x w14x w17x w20x", n(6)),
+            format!("{} and {} zzzz qqqq w2x", n(3), n(140)),
+            // The leaf's words run together: named, with no word of the tool's in the request.
+            format!("run {} now w9x w12x", n(21).replace('_', "")),
+        ];
+        let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let bits = |hits: &[Hit]| {
+            hits.iter()
+                .map(|h| (h.slot, h.score.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let (mut with, mut without) = (0, 0);
+        for request in &requests {
+            let q = i.parse_query(request);
+            let tiers = i.tiers(&q);
+            assert!(!tiers.is_empty(), "{request}");
+            assert!(!EnhancedIndex::plain_request(&q, &tiers), "{request}");
+            for k in 1..=8 {
+                let mut top = TopK::new(k);
+                i.score_into(&q, &tiers, &mut top);
+                let got = top.into_vec();
+                let s = i.scratch.borrow();
+                let max_idf = i.idf_unknown();
+                let tier = |slot: u32| f64::from(tiers.get(&slot).copied().unwrap_or(0));
+                let mut every: Vec<Hit> = s
+                    .touched()
+                    .iter()
+                    .filter_map(|&slot| {
+                        Some(i.hit_of(slot, tier(slot), evidence(&s, slot)?, max_idf))
+                    })
+                    .collect();
+                for (&slot, &t) in &tiers {
+                    match evidence(&s, slot) {
+                        Some(e) => {
+                            with += 1;
+                            let want = direct(&i, &q, slot);
+                            assert!(
+                                (e - want).abs() <= 1e-12 * want.abs().max(1.0),
+                                "{request:?} {slot}"
+                            );
+                        }
+                        None => {
+                            without += 1;
+                            assert_eq!(direct(&i, &q, slot), 0.0, "{request:?} {slot}");
+                            every.push(Hit {
+                                slot,
+                                score: f64::from(t),
+                            });
+                        }
+                    }
+                }
+                top_k(&mut every, usize::MAX);
+                assert_eq!(
+                    bits(&got),
+                    bits(&every[..k.min(every.len())]),
+                    "{request:?} k {k}"
+                );
+            }
+        }
+        // Named tools with evidence and without were both seen.
+        assert!(with > 0 && without > 0, "{with} {without}");
     }
 
     /// An index of `n` tools: the first three have "rotate" and "record", the next `with - 3`
