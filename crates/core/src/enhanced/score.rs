@@ -329,6 +329,42 @@ impl EnhancedIndex {
         }
     }
 
+    /// Every touched tool with evidence into the sink at tier 0, as the pass found them. A
+    /// tool whose evidence is below what the sink's floor asks for is only a candidate for
+    /// the best: its hit would not be kept, so it is not worked out (nor `note`d: below a
+    /// kept hit's evidence, it is not the best either). `SEEDED_CELLS`: whether some cells
+    /// may be only seeded (no evidence, passed by); a plain request has none, and its loop
+    /// does not test for them.
+    fn push_tier_zero<const SEEDED_CELLS: bool>(
+        &self,
+        s: &Scratch,
+        hits: &mut impl HitSink,
+        max_idf: f64,
+        mut note: impl FnMut(u32, f64, f64),
+    ) {
+        let mut floor = hits.floor();
+        let mut least = self.least_kept_evidence(floor, max_idf);
+        for &slot in s.touched() {
+            let score = if SEEDED_CELLS {
+                evidence(s, slot)
+            } else {
+                s.get(slot).map(|c| c.0)
+            };
+            let Some(score) = score else {
+                continue;
+            };
+            if score < least {
+                continue;
+            }
+            note(slot, 0.0, score);
+            hits.push(self.hit_of(slot, 0.0, score, max_idf));
+            if hits.floor() != floor {
+                floor = hits.floor();
+                least = self.least_kept_evidence(floor, max_idf);
+            }
+        }
+    }
+
     /// [`EnhancedIndex::score`] into a sink (a top-k keeps only the best while scoring), with
     /// the request's name tiers ([`EnhancedIndex::tiers`]). The scratch keeps each touched
     /// tool's evidence until the next pass.
@@ -396,26 +432,8 @@ impl EnhancedIndex {
         if required_missing {
             // A required word no tool has: nothing matches.
         } else if plain {
-            // The usual request (no filter, no name): every touched tool, at tier 0. A tool
-            // whose evidence is below what the sink's floor asks for is only a candidate for
-            // the best: its hit would not be kept.
-            let mut floor = f64::NEG_INFINITY;
-            let mut least = f64::NEG_INFINITY;
-            for &slot in s.touched() {
-                let Some(&Cell(score, _)) = s.get(slot) else {
-                    continue;
-                };
-                // Below `least` a tool is below a kept hit's evidence too: not the best.
-                if score < least {
-                    continue;
-                }
-                note(slot, 0.0, score);
-                hits.push(hit(slot, 0.0, score));
-                if hits.floor() != floor {
-                    floor = hits.floor();
-                    least = self.least_kept_evidence(floor, max_idf);
-                }
-            }
+            // The usual request (no filter, no name): every touched tool, at tier 0.
+            self.push_tier_zero::<false>(s, hits, max_idf, &mut note);
         } else if q.servers.is_empty() && required.is_empty() {
             // Names only (no filter): the named tools first, each at its tier, then every
             // other touched tool as in the plain pass (at tier 0, skipped below `least`).
@@ -435,22 +453,7 @@ impl EnhancedIndex {
                     None => hits.push(Hit { slot, score: tier }),
                 }
             }
-            let mut floor = hits.floor();
-            let mut least = self.least_kept_evidence(floor, max_idf);
-            for &slot in s.touched() {
-                let Some(score) = evidence(s, slot) else {
-                    continue;
-                };
-                if score < least {
-                    continue;
-                }
-                note(slot, 0.0, score);
-                hits.push(hit(slot, 0.0, score));
-                if hits.floor() != floor {
-                    floor = hits.floor();
-                    least = self.least_kept_evidence(floor, max_idf);
-                }
-            }
+            self.push_tier_zero::<true>(s, hits, max_idf, &mut note);
             for (slot, score) in named {
                 s.cell(slot).0 = score;
             }
