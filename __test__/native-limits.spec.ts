@@ -73,44 +73,44 @@ describe('native: array lengths are capped before anything is read', () => {
   })
 })
 
-describe('native: a large build reads its entries while earlier chunks are analysed', () => {
+describe.each(['compat', 'enhanced'])('native (%s): a large build reads its entries while earlier chunks are analysed', (scoring) => {
   // 5,000 entries: the binding reads them in chunks of 1,024 and the index analyses and links
   // each chunk while the next is read. Errors must still come as from a build of the whole
   // array: a bad entry anywhere wins over repeated names, and nothing after it is read.
-  const MANY = `const many = (n) => Array.from({ length: n }, (_, i) => ({ name: 't' + i, description: 'word' + (i % 37) + ' file ' + i }))`
+  const MANY = `const O = { scoring: '${scoring}' }; const many = (n) => Array.from({ length: n }, (_, i) => ({ name: 't' + i, description: 'word' + (i % 37) + ' file ' + i }))`
   const cases: Record<string, [string, unknown]> = {
     'same results as the unstreamed build': [
-      `${MANY}; const a = many(5000); const s = new n.ToolIndex(a), u = new n.ToolIndex(a, { parallelThreshold: 1e9 });
+      `${MANY}; const a = many(5000); const s = new n.ToolIndex(a, O), u = new n.ToolIndex(a, { ...O, parallelThreshold: 1e9 });
        return ['word3 file', 'file 4999', 'word36', 't4321'].every((q) => JSON.stringify(s.search(q, 20, 0)) === JSON.stringify(u.search(q, 20, 0))) && s.length`,
       5000,
     ],
     'repeated names across chunks, in order': [
       `${MANY}; const a = many(5000); a[5].name = 't4000'; a[4001].name = 't7'; a[4999].name = 't7';
-       try { new n.ToolIndex(a) } catch (e) { return [e.code, e.message.split('repeated: ')[1]] }`,
+       try { new n.ToolIndex(a, O) } catch (e) { return [e.code, e.message.split('repeated: ')[1]] }`,
       ['E_DUPLICATE_NAME', 't4000, t7, t7'],
     ],
     'a bad entry late wins over repeats early': [
       `${MANY}; const a = many(5000); a[1].name = 't0'; a[4500] = { name: 42 };
-       try { new n.ToolIndex(a) } catch (e) { return [e.code, e.message.startsWith('array element 4500')] }`,
+       try { new n.ToolIndex(a, O) } catch (e) { return [e.code, e.message.startsWith('array element 4500')] }`,
       ['E_INVALID_ARG', true],
     ],
     'nothing is read after a throwing getter': [
       `${MANY}; const a = many(5000); let after = 0;
        Object.defineProperty(a[3000], 'description', { get() { throw new Error('boom') } });
        Object.defineProperty(a[4000], 'name', { get() { after++; return 'x' } });
-       return [codeOf(() => new n.ToolIndex(a)), after]`,
+       return [codeOf(() => new n.ToolIndex(a, O)), after]`,
       ['E_INVALID_ARG', 0],
     ],
     'an array emptied by a getter mid-build': [
       `${MANY}; const a = many(5000);
        Object.defineProperty(a[2500], 'name', { get() { a.length = 0; return 'cut' } });
-       return codeOf(() => new n.ToolIndex(a))`,
+       return codeOf(() => new n.ToolIndex(a, O))`,
       'E_INVALID_ARG',
     ],
     'a getter that builds, disposes and updates other indexes mid-build': [
       `${MANY}; const a = many(5000); const other = new n.ToolIndex(many(3000));
        Object.defineProperty(a[3000], 'description', { get() { new n.ToolIndex(many(4000)).dispose(); other.upsert(many(2500).map((e) => ({ ...e, name: 'u' + e.name }))); return 'x' } });
-       const s = new n.ToolIndex(a); return [s.length, other.length, s.search('file 4999', 1, 0)[0].name]`,
+       const s = new n.ToolIndex(a, O); return [s.length, other.length, s.search('file 4999', 1, 0)[0].name]`,
       [5000, 5500, 't4999'],
     ],
     'bad options come before a bad entry': [
@@ -118,7 +118,7 @@ describe('native: a large build reads its entries while earlier chunks are analy
       'E_INVALID_SCORING',
     ],
     'a bad entry comes before a bad threshold': [
-      `${MANY}; const a = many(5000); a[4500] = null; return codeOf(() => new n.ToolIndex(a, { minScore: NaN }))`,
+      `${MANY}; const a = many(5000); a[4500] = null; return codeOf(() => new n.ToolIndex(a, { ...O, minScore: NaN }))`,
       'E_INVALID_ARG',
     ],
   }
