@@ -349,12 +349,11 @@ impl Scorer for EnhancedIndex {
     fn insert_batch(&mut self, tools: Vec<ToolDoc>) {
         if tools.len() < self.parallel_threshold {
             let mut scratch = DocScratch::default();
-            for t in &tools {
-                let an = analyze_doc(&self.analyzer, &mut scratch, t);
-                let slot = self.store.push_slot();
-                self.link(slot, an);
-            }
-            return;
+            let analyzed: Vec<Analyzed> = tools
+                .iter()
+                .map(|t| analyze_doc(&self.analyzer, &mut scratch, t))
+                .collect();
+            return pipeline::link_all(self, analyzed);
         }
         let analyzer = ChunkAnalyzer::default();
         let analyze = |chunk: Vec<ToolDoc>| analyzer.analyze(&chunk);
