@@ -26,7 +26,7 @@ use crate::name::{parse_tool_name, ParsedName};
 use crate::names::NameMatcher;
 use crate::pipeline;
 pub use crate::pipeline::BUILD_CHUNK;
-use crate::store::{self, check_unique, duplicate_names, Named, Scorer, SlotDoc, SlotStore};
+use crate::store::{self, check_unique, duplicate_names, Scorer, SlotStore};
 use crate::text::{hash_text, is_cjk, js_lower, js_lower_owned, same_text, span};
 use crate::tokenize::tokenize_and_stem_into;
 
@@ -127,6 +127,8 @@ struct AnalyzedTerm {
     hash: u64,
     tf: f64,
 }
+
+store::named_by_field!(ToolDoc, Analyzed);
 
 impl Analyzed {
     fn token(&self, t: &AnalyzedTerm) -> &str {
@@ -540,19 +542,7 @@ impl KeywordSource for ToolIndex {
     }
 }
 
-impl SlotDoc for Doc {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.terms.iter().map(|&(t, _)| t)
-    }
-    fn remap_terms(&mut self, map: &[u32]) {
-        for (t, _) in &mut self.terms {
-            *t = map[*t as usize];
-        }
-    }
-}
+store::slot_doc_by_fields!(Doc);
 
 #[cfg(test)]
 mod tests {
@@ -1003,18 +993,6 @@ mod zero_threshold_tests {
             vec!["Qb2", "Qd4", "Qa1"]
         );
         assert!(idx.search("the", 10, 0.0).is_empty());
-    }
-}
-
-impl Named for ToolDoc {
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl Named for Analyzed {
-    fn name(&self) -> &str {
-        &self.name
     }
 }
 

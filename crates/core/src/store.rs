@@ -394,6 +394,41 @@ pub trait Named {
     fn name(&self) -> &str;
 }
 
+/// [`Named`] for records that keep their name in a `name: String` field: the tool record
+/// and each scorer's analysed form.
+macro_rules! named_by_field {
+    ($($t:ty),+ $(,)?) => {$(
+        impl $crate::store::Named for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+        }
+    )+};
+}
+pub(crate) use named_by_field;
+
+/// [`SlotDoc`] for stored records that keep their name in `name` and, in each pair of
+/// `terms: Vec<(u32, _)>`, the term id first (both scorers' documents: one copy of the rule
+/// that renumbers them).
+macro_rules! slot_doc_by_fields {
+    ($t:ty) => {
+        impl $crate::store::SlotDoc for $t {
+            fn name(&self) -> &str {
+                &self.name
+            }
+            fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
+                self.terms.iter().map(|&(t, _)| t)
+            }
+            fn remap_terms(&mut self, map: &[u32]) {
+                for (t, _) in &mut self.terms {
+                    *t = map[*t as usize];
+                }
+            }
+        }
+    };
+}
+pub(crate) use slot_doc_by_fields;
+
 /// What a scorer does to its own tables when tools come and go. The add / replace / remove
 /// flow over the slot store is written once, in [`upsert`] and [`remove`]; a scorer supplies
 /// only its analysis and bookkeeping.

@@ -15,7 +15,7 @@ use super::names::{
 use super::{EnhancedIndex, FIELDS, SCHEMA_FIELD};
 use crate::index::ToolDoc;
 use crate::pipeline;
-use crate::store::{Named, Scorer, SlotDoc, SlotStore};
+use crate::store::{named_by_field, slot_doc_by_fields, Scorer, SlotStore};
 use crate::text::{hash_text, same_text, span};
 
 /// An enhanced index's record of one tool: its name, server, analysed terms with their
@@ -31,19 +31,7 @@ pub struct Doc {
     pub(super) keys: Vec<(String, u8)>,
 }
 
-impl SlotDoc for Doc {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn term_ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.terms.iter().map(|&(t, _)| t)
-    }
-    fn remap_terms(&mut self, map: &[u32]) {
-        for (t, _) in &mut self.terms {
-            *t = map[*t as usize];
-        }
-    }
-}
+slot_doc_by_fields!(Doc);
 
 pub(crate) struct Analyzed {
     pub(super) name: String,
@@ -56,6 +44,8 @@ pub(crate) struct Analyzed {
     pub(super) len: [u32; FIELDS],
     pub(super) keys: Vec<(String, u8)>,
 }
+
+named_by_field!(Analyzed);
 
 /// One distinct term of an analysed tool (see [`Analyzed::tf`]).
 pub(super) struct Term {
@@ -197,12 +187,6 @@ impl ChunkAnalyzer {
             })
             .collect();
         parts.into_iter().flatten().collect()
-    }
-}
-
-impl Named for Analyzed {
-    fn name(&self) -> &str {
-        &self.name
     }
 }
 
