@@ -1,7 +1,7 @@
 // The drop-in functions stay on the reference's compat scoring unless the host opts in, by
 // option or by TOOL_INDEX_SCORING / SEARCH_EXTRA_TOOLS_SCORING.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { CROWD_ABSTAIN, LOW_CONFIDENCE, ToolIndex, buildToolIndex, clearToolIndexCache, dropInScoring, getToolIndex, searchTools, toolSearch } from '../dist/index.js'
+import { CROWD_ABSTAIN, LOW_CONFIDENCE, ToolIndex, ToolIndexCache, buildToolIndex, clearToolIndexCache, dropInScoring, getToolIndex, searchTools, toolSearch, type Scoring } from '../dist/index.js'
 import * as ccb from '../dist/ccb-dropin.js'
 
 const tools = [
@@ -42,10 +42,42 @@ describe('drop-in scoring', () => {
     expect(dropInScoring()).toBe('compat')
     expect((await buildToolIndex(tools)).scoring).toBe('compat')
   })
-  test('toolSearch keeps its own default', async () => {
-    process.env.TOOL_INDEX_SCORING = 'enhanced'
-    const out = await toolSearch({ query: 'rename a file' }, { tools })
-    expect(JSON.stringify(out)).toContain('rename_file')
+  // The scoring toolSearch asks its index cache for: [variable, value, ctx.scoring, wanted].
+  const SEARCH_CASES: [string | undefined, string, Scoring | undefined, Scoring][] = [
+    [undefined, '', undefined, 'compat'],
+    ['TOOL_INDEX_SCORING', 'enhanced', undefined, 'enhanced'],
+    ['SEARCH_EXTRA_TOOLS_SCORING', ' Enhanced ', undefined, 'enhanced'],
+    ['TOOL_INDEX_SCORING', 'compat', undefined, 'compat'],
+    ['TOOL_INDEX_SCORING', 'bm25', undefined, 'compat'],
+    ['TOOL_INDEX_SCORING', 'enhanced', 'compat', 'compat'],
+    ['TOOL_INDEX_SCORING', 'compat', 'enhanced', 'enhanced'],
+  ]
+  for (const [name, value, given, want] of SEARCH_CASES) {
+    test(`toolSearch with ${name ?? 'no variable'}${name ? `=${JSON.stringify(value)}` : ''} and ctx.scoring ${given ?? 'left out'}: ${want}`, async () => {
+      if (name) process.env[name] = value
+      const asked: unknown[] = []
+      class Spy extends ToolIndexCache {
+        override get(list: Parameters<ToolIndexCache['get']>[0], options: Parameters<ToolIndexCache['get']>[1] = {}) {
+          asked.push(options.scoring)
+          return super.get(list, options)
+        }
+      }
+      const out = await toolSearch({ query: 'rename a file' }, { tools, cache: new Spy(), ...(given ? { scoring: given } : {}) })
+      expect(asked).toEqual([want])
+      expect(out.matches[0]).toBe('mcp__files__rename_file')
+    })
+  }
+  test('the variable, read at each call, switches toolSearch and the drop-in together', async () => {
+    const cache = new ToolIndexCache()
+    // A CamelCase request: the reference's TF-IDF finds nothing for it, the enhanced ranking
+    // splits it into its words.
+    const query = 'RenameFile'
+    const compat = await toolSearch({ query }, { tools, cache })
+    process.env.SEARCH_EXTRA_TOOLS_SCORING = 'enhanced'
+    const enhanced = await toolSearch({ query }, { tools, cache })
+    expect(enhanced.matches[0]).toBe('mcp__files__rename_file')
+    expect(searchTools(query, await ccb.getToolIndex(tools), 3)[0]?.name).toBe('mcp__files__rename_file')
+    expect(compat.matches).not.toEqual(enhanced.matches)
   })
   test('the documented low-confidence cut is a confidence', () => {
     expect(LOW_CONFIDENCE).toBeGreaterThan(0)

@@ -134,13 +134,22 @@ export function displayMinScore(scoring: Scoring = 'compat'): number {
 }
 
 /**
+ * The scoring `TOOL_INDEX_SCORING` (or ccb's `SEARCH_EXTRA_TOOLS_SCORING`) names: `compat` or
+ * `enhanced` in any case, spaces around it ignored; `undefined` when it is unset or says
+ * anything else.
+ */
+export function envScoring(): Scoring | undefined {
+  const v = envRaw(ENV.scoring)?.trim().toLowerCase()
+  return v === 'enhanced' || v === 'compat' ? v : undefined
+}
+
+/**
  * The scoring of the drop-in functions (`buildToolIndex`, `getToolIndex`, `searchTools` over an
- * array, and the ccb drop-in) when the caller names none: `TOOL_INDEX_SCORING` (or ccb's
- * `SEARCH_EXTRA_TOOLS_SCORING`) set to `enhanced` opts in; unset or any other value keeps the
- * reference's `compat`. Read when an index is built.
+ * array, and the ccb drop-in) when the caller names none: the variable's (`envScoring`), else
+ * the reference's `compat`. Read when an index is built.
  */
 export function dropInScoring(): Scoring {
-  return envRaw(ENV.scoring)?.trim().toLowerCase() === 'enhanced' ? 'enhanced' : 'compat'
+  return envScoring() ?? 'compat'
 }
 
 /**

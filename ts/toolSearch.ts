@@ -3,7 +3,7 @@
  * call, over the deferred tools of the host's tool list.
  */
 import { ToolIndexError, invalidArg } from './errors'
-import { DEFAULT_LIMIT, LIMITS, mergeWeights } from './config'
+import { DEFAULT_LIMIT, LIMITS, envScoring, mergeWeights } from './config'
 import { copyToolArray, readBuildOptions, readOptionFields, readingInput, stringList, typeName } from './input'
 import { CORE_TOOLS, toolNames, type ToolNames } from './presets'
 import { buildLoadedIndex, shortDescription } from './build'
@@ -28,7 +28,11 @@ export interface ToolSearchContext {
   pendingMcpServers?: readonly string[]
   /** Replaces the core set. */
   coreTools?: Iterable<string>
-  /** `'compat'` (the default: the reference's keyword + TF-IDF merge) or `'enhanced'` (BM25F). */
+  /**
+   * `'compat'` (the reference's keyword + TF-IDF merge) or `'enhanced'` (BM25F). Left out, the
+   * one `TOOL_INDEX_SCORING` (or ccb's `SEARCH_EXTRA_TOOLS_SCORING`) names, as for the drop-in
+   * functions, else `DEFAULT_TOOLSEARCH_SCORING` (`'compat'`).
+   */
   scoring?: Scoring
   /** Records what this search returned, for `executeTool`'s `requireDiscovered`. */
   session?: ToolSearchSession
@@ -76,7 +80,7 @@ export class ToolSearchSession {
   }
 }
 
-/** The scoring `toolSearch` uses when the context names none. */
+/** The scoring `toolSearch` uses when neither the context nor `TOOL_INDEX_SCORING` names one. */
 export const DEFAULT_TOOLSEARCH_SCORING: Scoring = 'compat'
 
 const sharedCache = new ToolIndexCache()
@@ -203,7 +207,7 @@ export async function toolSearch(input: ToolSearchInput, ctx: ToolSearchContext)
   const indexPromise = cache.get(tools, {
     ...buildOptions,
     coreTools: coreOpt?.coreTools,
-    scoring: c.scoring ?? DEFAULT_TOOLSEARCH_SCORING,
+    scoring: c.scoring ?? envScoring() ?? DEFAULT_TOOLSEARCH_SCORING,
   })
   // Bound to this call's cache line now: a concurrent call for other tools may make its own
   // line current before the awaits below.
