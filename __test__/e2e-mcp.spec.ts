@@ -266,6 +266,16 @@ describe('ToolSearch over real MCP tools', () => {
     expect(text).toContain('Bash is already loaded: call directly')
   })
 
+  test('searchLoaded under enhanced scoring: the deferred tools alone are ranked, an exact name still reaches a loaded tool', async () => {
+    const words = 'run a command in a persistent shell session'
+    const out = await toolSearch({ query: words, max_results: 5 }, { tools: hostTools(), searchLoaded: true, scoring: 'enhanced' })
+    expect(out.matches).not.toContain('Bash')
+    expect(out.already_loaded).toBeUndefined()
+    const exact = await toolSearch({ query: 'Bash' }, { tools: hostTools(), searchLoaded: true, scoring: 'enhanced' })
+    expect(exact.matches[0]).toBe('Bash')
+    expect(exact.already_loaded).toEqual(['Bash'])
+  })
+
   test('select: with no known name reports the pending MCP servers', async () => {
     const out = await toolSearch({ query: 'select:mcp__slack__post_message' }, { tools: hostTools(), pendingMcpServers: ['slack'] })
     expect(out.matches).toEqual([])
