@@ -458,16 +458,32 @@ impl EnhancedIndex {
                 s.cell(slot).0 = score;
             }
         } else {
+            // Filters (and maybe names): a tool at tier 0 whose evidence is below what the
+            // sink's floor asks for is passed by before its filters are looked at (as in the
+            // plain pass, it would not be kept, nor be the best); the others are looked up.
+            let mut floor = hits.floor();
+            let mut least = self.least_kept_evidence(floor, max_idf);
             for &slot in s.touched() {
-                if !server_ok(slot) || (!required.is_empty() && !has_required(slot)) {
-                    continue;
-                }
                 let Some(score) = evidence(s, slot) else {
                     continue;
                 };
-                let tier = f64::from(tiers.get(&slot).copied().unwrap_or(0));
+                let tier = if tiers.is_empty() {
+                    0.0
+                } else {
+                    f64::from(tiers.get(&slot).copied().unwrap_or(0))
+                };
+                if (tier == 0.0 && score < least)
+                    || !server_ok(slot)
+                    || (!required.is_empty() && !has_required(slot))
+                {
+                    continue;
+                }
                 note(slot, tier, score);
                 hits.push(hit(slot, tier, score));
+                if hits.floor() != floor {
+                    floor = hits.floor();
+                    least = self.least_kept_evidence(floor, max_idf);
+                }
             }
         }
         let names_only = !plain && q.servers.is_empty() && required.is_empty();
@@ -766,6 +782,72 @@ mod tests {
         }
         // Named tools with evidence and without were both seen.
         assert!(with > 0 && without > 0, "{with} {without}");
+    }
+
+    /// A request with filters (required words, servers; with or without names) into a
+    /// top-k of any size keeps, to the bit, the first k of all its hits (the same pass into
+    /// a list, which has no floor and so skips nothing), and abstains alike.
+    #[test]
+    fn a_filtered_request_into_a_top_k_keeps_the_best_of_every_hit() {
+        use crate::collector::{top_k, TopK};
+        // Forty words, none common; later tools have more of them (better hits keep arriving
+        // after the top-k is full), and three servers take turns.
+        let words: Vec<String> = (0..40).map(|w| format!("w{w}x")).collect();
+        let servers = ["alpha", "beta", "gamma"];
+        let mut tools: Vec<ToolDoc> = (0..240)
+            .map(|i| ToolDoc {
+                name: format!("mcp__{}__{}_{i}", servers[i % 3], words[(i / 3) % 40]),
+                description: (0..1 + i / 30)
+                    .map(|j| words[(i * 7 + j * 3) % 40].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                ..ToolDoc::default()
+            })
+            .collect();
+        // Named by its leaf's words run together (no term of its name in the request), with
+        // one word of the request, the last: little evidence, reached after the top-k is full.
+        tools.push(ToolDoc::new("mcp__alpha__quiet_leaf", "w39x"));
+        let named = tools[14].name.clone();
+        let requests = [
+            "+w3x w10x w17x".to_owned(),
+            "+w5x +w8x w11x w14x".to_owned(),
+            "w1x +w4x w7x w10x w13x w16x".to_owned(),
+            "server:beta w3x w10x w17x w24x".to_owned(),
+            "server:gamma +w2x w9x w16x".to_owned(),
+            format!("{named} +w3x w10x"),
+            format!("{named} server:alpha w3x w6x"),
+            "+w3x".to_owned(),
+            "+zzzz w3x".to_owned(),
+            "server:alpha w1x w4x w7x w10x w13x w16x w19x w39x quietleaf".to_owned(),
+        ];
+        let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
+        let bits = |hits: &[Hit]| {
+            hits.iter()
+                .map(|h| (h.slot, h.score.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let mut kept = 0;
+        for request in &requests {
+            let q = i.parse_query(request);
+            let tiers = i.tiers(&q);
+            assert!(!EnhancedIndex::plain_request(&q, &tiers), "{request}");
+            let mut every: Vec<Hit> = Vec::new();
+            let all = i.score_into(&q, &tiers, &mut every);
+            top_k(&mut every, usize::MAX);
+            for k in 1..=8 {
+                let mut top = TopK::new(k);
+                let pass = i.score_into(&q, &tiers, &mut top);
+                assert_eq!(pass.abstains, all.abstains, "{request:?} k {k}");
+                let got = top.into_vec();
+                kept += got.len();
+                assert_eq!(
+                    bits(&got),
+                    bits(&every[..k.min(every.len())]),
+                    "{request:?} k {k}"
+                );
+            }
+        }
+        assert!(kept > 100, "{kept}");
     }
 
     /// An index of `n` tools: the first three have "rotate" and "record", the next `with - 3`
