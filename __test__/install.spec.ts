@@ -193,11 +193,12 @@ console.log(JSON.stringify({
 
 /** Node ESM: named imports from the CommonJS build (cjs-module-lexer must see them). */
 const NODE_CONSUMER_MJS = `import { buildToolIndex, searchTools, ToolIndex, ToolIndexError, toolSearch } from '@ccb/tool-index-native'
+import { ToolIndex as NativeToolIndex, tokenize } from '@ccb/tool-index-native/native'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
-for (const [k, v] of Object.entries({ buildToolIndex, searchTools, ToolIndex, ToolIndexError, toolSearch })) {
+for (const [k, v] of Object.entries({ buildToolIndex, searchTools, ToolIndex, ToolIndexError, toolSearch, NativeToolIndex, tokenize })) {
   if (typeof v !== 'function') throw new Error('named import ' + k + ' is ' + typeof v)
 }
 const index = await buildToolIndex(${CONSUMER_TOOLS})
@@ -408,12 +409,13 @@ describeInstall(`packed install (${TRIPLE ?? 'unsupported platform'})`, () => {
     expect(main.files).toContain('index.js')
     expect(main.files).toContain('index.d.ts')
     expect(main.files).toContain('native.js')
+    expect(main.files).toContain('native.mjs')
     expect(main.files).toContain('runtime.js')
     expect(main.files).toContain('dist/index.js')
     expect(main.files).toContain('dist/index.d.ts')
     expect(main.files).toContain('catalog/default-catalog.json')
     if (PKG.bin) for (const bin of Object.values(PKG.bin)) expect(main.files).toContain(bin.replace(/^\.\//, ''))
-    const allowed = /^(package\.json|LICENSE|README\.md|CHANGELOG\.md|index\.js|index\.d\.ts|native\.js|runtime\.js|dist\/.+\.(js|d\.ts|map)|catalog\/default-catalog\.json)$/
+    const allowed = /^(package\.json|LICENSE|README\.md|CHANGELOG\.md|index\.js|index\.d\.ts|native\.m?js|runtime\.js|dist\/.+\.(js|d\.ts|map)|catalog\/default-catalog\.json)$/
     expect(main.files.filter((f) => !allowed.test(f))).toEqual([])
     expect(plat.files).toEqual(['LICENSE', 'README.md', `${BINARY}.${triple}.node`, 'package.json'].sort())
   }, INSTALL_TIMEOUT_MS)

@@ -85,6 +85,22 @@ describe('native.js', () => {
       expect([ok.status, ok.stdout.split('\n')[1]]).toEqual([0, expect.stringContaining('mcp__github__create_issue')])
     })
 
+    test(`${name}: native.mjs, the ./native export for ES modules, names every export of native.js [regression: Node's ES modules saw none]`, () => {
+      const script = [
+        "import * as esm from './native.mjs'",
+        "import { createRequire } from 'node:module'",
+        "const cjs = createRequire(import.meta.url)('./native.js')",
+        "const named = Object.keys(esm).filter((k) => k !== 'default').sort()",
+        'console.log(JSON.stringify({ named, cjs: Object.keys(cjs).sort(), same: esm.default === cjs, kind: typeof esm.ToolIndex }))',
+      ].join('\n')
+      const r = spawnSync(runtime, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' })
+      expect(r.stderr).toBe('')
+      const out = JSON.parse(r.stdout) as { named: string[]; cjs: string[]; same: boolean; kind: string }
+      expect(out.named).toEqual(out.cjs)
+      expect(out.same).toBe(true)
+      expect(out.kind).toBe('function')
+    })
+
     test(`${name}: the addon loads, and the variable it reads is not left behind`, () => {
       const r = load(runtime, { TI_REPORT_NODE: '20.10.0' }, `${TRY_LOAD}; console.log(String(process.env.TOOL_INDEX_DEFER_FINALIZERS))`)
       expect(r.out.split('\n')).toEqual(['loaded function', 'undefined'])
