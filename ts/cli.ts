@@ -291,7 +291,7 @@ async function runSearch(args: Args): Promise<number> {
     return 0
   }
   const shown = args.mcp ? file : path.relative(process.cwd(), file) || file
-  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${visible(args.query)}" in ${visible(shown)} (${index.length} of ${catalog.length} tools searched${args.all ? '' : ', core tools left out'}, ${scoring}, ${ms.toFixed(1)} ms incl. build)\n`)
+  process.stdout.write(`${rows.length} result${rows.length === 1 ? '' : 's'} for "${visible(args.query)}" in ${visible(shown)} (${index.length} of ${catalog.length} tools searched${index.length < catalog.length ? (args.all ? '' : ', core tools left out') : ''}, ${scoring}, ${ms.toFixed(1)} ms incl. build)\n`)
   rows.forEach((r, i) => {
     const score = r.score === undefined ? '     ' : r.score.toFixed(3)
     const desc = r.description.split('\n', 1)[0]

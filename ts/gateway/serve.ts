@@ -12,7 +12,7 @@ import { stderrLogger, type Logger } from './log'
 import { loadSdk } from './sdk'
 
 /** Usage text of `tool-index serve`. */
-export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] [--host HOST] [--token TOKEN] [--max-sessions N] [--json-logs] [--verbose]
+export const SERVE_USAGE = `usage: tool-index serve --config FILE [--http PORT] [--host HOST] [--token TOKEN] [--max-sessions N] [--scoring MODE] [--json-logs] [--verbose]
 
   --config FILE   an mcpServers config (Claude Desktop / Cursor format)
   --http PORT     serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 = any free port)
