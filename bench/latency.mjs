@@ -4,8 +4,14 @@
  * call (limit 5) over every query of the dev split, compat vs enhanced, in one process.
  *
  *   node bench/latency.mjs [--reps N] [--split dev|holdout] [--dump FILE]
+ *   node bench/latency.mjs --catalog 10k [--reps N]
  *   bun bench/latency.mjs
  *
+ * `--catalog SIZE` times the benchmark catalog of that size and its 200 queries instead (the
+ * catalog and queries of `bench/run.mjs`): compat and enhanced alternate query by query, each
+ * search timed on its own, and the median and the mean of each are printed with their ratios
+ * (`bench/run.mjs` times each engine in a process of its own, where the machine's load can
+ * differ from one to the other).
  * `--dump FILE` writes each query's enhanced top 5 (names and scores), so two builds can be
  * compared for identical rankings with `cmp`. Needs the built package and the public sets in
  * `../shared/bench-data` (or `$TOOL_INDEX_BENCH_DATA`). Wall-clock figures on a shared machine
@@ -15,6 +21,7 @@ import { createRequire } from 'node:module'
 import { writeFileSync } from 'node:fs'
 import { loadSets, SET_IDS } from './quality/data.mjs'
 import { entriesOf } from './quality/systems.mjs'
+import { buildCatalog, loadQueries } from './lib/data.mjs'
 
 const require = createRequire(import.meta.url)
 const api = require('../dist/index.js')
@@ -27,7 +34,36 @@ const arg = (name, fallback) => {
 const reps = Number(arg('--reps', '3'))
 const split = arg('--split', 'dev')
 const dump = arg('--dump', undefined)
+const catalogSize = arg('--catalog', undefined)
 const SCORINGS = ['compat', 'enhanced']
+const runtime = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`
+
+if (catalogSize !== undefined) {
+  const size = Math.round(parseFloat(catalogSize) * (/k$/i.test(catalogSize) ? 1000 : 1))
+  const { entries } = buildCatalog(size)
+  const queries = loadQueries(200).map((q) => q.text)
+  const index = Object.fromEntries(SCORINGS.map((s) => [s, api.ToolIndex.fromEntries(entries, { scoring: s })]))
+  const times = Object.fromEntries(SCORINGS.map((s) => [s, []]))
+  for (const q of queries) for (const s of SCORINGS) index[s].search(q, 5)
+  for (let r = 0; r < reps; r++) {
+    for (const q of queries) {
+      for (const s of SCORINGS) {
+        const t0 = process.hrtime.bigint()
+        index[s].search(q, 5)
+        times[s].push(Number(process.hrtime.bigint() - t0) / 1000)
+      }
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const [c, e] = SCORINGS.map((s) => ({ p50: median(times[s]), mean: mean(times[s]) }))
+  console.log(`query latency, the ${size.toLocaleString('en-US')}-tool catalog's ${queries.length} queries, ${reps} passes, alternating (${runtime}); µs per search(q, 5)`)
+  console.log('| | compat | enhanced | enhanced / compat |')
+  console.log('|---|---:|---:|---:|')
+  console.log(`| median | ${c.p50.toFixed(1)} | ${e.p50.toFixed(1)} | ${(e.p50 / c.p50).toFixed(2)}× |`)
+  console.log(`| mean | ${c.mean.toFixed(1)} | ${e.mean.toFixed(1)} | ${(e.mean / c.mean).toFixed(2)}× |`)
+  process.exit(0)
+}
 
 const { corpora, sets } = loadSets({ sets: SET_IDS, split })
 const indexes = new Map()
@@ -43,7 +79,6 @@ function timeSearch(index, queries) {
   return Number(process.hrtime.bigint() - t0) / 1000 / (reps * queries.length)
 }
 
-const runtime = typeof Bun !== 'undefined' ? `bun ${Bun.version}` : `node ${process.version}`
 console.log(`query latency, ${split} split, ${reps} passes (${runtime}); µs per search(q, 5)`)
 console.log('| set | queries | compat | enhanced | enhanced / compat |')
 console.log('|---|---:|---:|---:|---:|')
