@@ -695,6 +695,28 @@ mod tests {
         assert!(decisions[0] > 0 && decisions[1] > 0, "{decisions:?}");
     }
 
+    /// Forty words `w0x` … `w39x`, none common, and 240 tools named by `name` (from the tool's
+    /// number and the words) whose descriptions hold more of the words the later the tool, so
+    /// better hits keep arriving after a top-k is full (a pass must not skip them).
+    fn forty_word_tools(name: impl Fn(usize, &[String]) -> String) -> Vec<ToolDoc> {
+        let words: Vec<String> = (0..40).map(|w| format!("w{w}x")).collect();
+        (0..240)
+            .map(|i| ToolDoc {
+                name: name(i, &words),
+                description: (0..1 + i / 30)
+                    .map(|j| words[(i * 7 + j * 3) % 40].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                ..ToolDoc::default()
+            })
+            .collect()
+    }
+
+    /// Hits as `(slot, score bits)`, to compare them to the bit.
+    fn bits(hits: &[Hit]) -> Vec<(u32, u64)> {
+        hits.iter().map(|h| (h.slot, h.score.to_bits())).collect()
+    }
+
     /// A request that names tools (no filter) into a top-k of any size keeps the first k
     /// hits, to the bit, of every tool's hit worked out from the evidence the pass leaves
     /// (named tools at their tier, with evidence or without), and the named tools keep their
@@ -702,19 +724,7 @@ mod tests {
     #[test]
     fn a_named_request_into_a_top_k_keeps_the_best_of_every_hit() {
         use crate::collector::{top_k, TopK};
-        // Forty words, none common; later tools have more of them, so better hits keep
-        // arriving after the top-k is full (the pass must not skip them).
-        let words: Vec<String> = (0..40).map(|w| format!("w{w}x")).collect();
-        let tools: Vec<ToolDoc> = (0..240)
-            .map(|i| ToolDoc {
-                name: format!("{}_{}_{i}", words[i % 40], words[(i / 40) % 40]),
-                description: (0..1 + i / 30)
-                    .map(|j| words[(i * 7 + j * 3) % 40].as_str())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                ..ToolDoc::default()
-            })
-            .collect();
+        let tools = forty_word_tools(|i, w| format!("{}_{}_{i}", w[i % 40], w[(i / 40) % 40]));
         let n = |k: usize| tools[k].name.clone();
         let requests = [
             format!("{} please w3x the w10x w17x", n(14)),
@@ -727,11 +737,6 @@ mod tests {
             format!("run {} now w9x w12x", n(21).replace('_', "")),
         ];
         let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
-        let bits = |hits: &[Hit]| {
-            hits.iter()
-                .map(|h| (h.slot, h.score.to_bits()))
-                .collect::<Vec<_>>()
-        };
         let (mut with, mut without) = (0, 0);
         for request in &requests {
             let q = i.parse_query(request);
@@ -790,20 +795,10 @@ mod tests {
     #[test]
     fn a_filtered_request_into_a_top_k_keeps_the_best_of_every_hit() {
         use crate::collector::{top_k, TopK};
-        // Forty words, none common; later tools have more of them (better hits keep arriving
-        // after the top-k is full), and three servers take turns.
-        let words: Vec<String> = (0..40).map(|w| format!("w{w}x")).collect();
+        // Three servers take turns.
         let servers = ["alpha", "beta", "gamma"];
-        let mut tools: Vec<ToolDoc> = (0..240)
-            .map(|i| ToolDoc {
-                name: format!("mcp__{}__{}_{i}", servers[i % 3], words[(i / 3) % 40]),
-                description: (0..1 + i / 30)
-                    .map(|j| words[(i * 7 + j * 3) % 40].as_str())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                ..ToolDoc::default()
-            })
-            .collect();
+        let mut tools =
+            forty_word_tools(|i, w| format!("mcp__{}__{}_{i}", servers[i % 3], w[(i / 3) % 40]));
         // Named by its leaf's words run together (no term of its name in the request), with
         // one word of the request, the last: little evidence, reached after the top-k is full.
         tools.push(ToolDoc::new("mcp__alpha__quiet_leaf", "w39x"));
@@ -821,11 +816,6 @@ mod tests {
             "server:alpha w1x w4x w7x w10x w13x w16x w19x w39x quietleaf".to_owned(),
         ];
         let i = EnhancedIndex::build(tools, Params::default(), 512).unwrap();
-        let bits = |hits: &[Hit]| {
-            hits.iter()
-                .map(|h| (h.slot, h.score.to_bits()))
-                .collect::<Vec<_>>()
-        };
         let mut kept = 0;
         for request in &requests {
             let q = i.parse_query(request);
