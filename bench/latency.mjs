@@ -22,6 +22,7 @@ import { writeFileSync } from 'node:fs'
 import { loadSets, SET_IDS } from './quality/data.mjs'
 import { entriesOf } from './quality/systems.mjs'
 import { buildCatalog, loadQueries } from './lib/data.mjs'
+import { mean as meanOf, median } from './lib/measure.mjs'
 
 const require = createRequire(import.meta.url)
 const api = require('../dist/index.js')
@@ -54,9 +55,7 @@ if (catalogSize !== undefined) {
       }
     }
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const [c, e] = SCORINGS.map((s) => ({ p50: median(times[s]), mean: mean(times[s]) }))
+  const [c, e] = SCORINGS.map((s) => ({ p50: median(times[s]), mean: meanOf(times[s]) }))
   console.log(`query latency, the ${size.toLocaleString('en-US')}-tool catalog's ${queries.length} queries, ${reps} passes, alternating (${runtime}); µs per search(q, 5)`)
   console.log('| | compat | enhanced | enhanced / compat |')
   console.log('|---|---:|---:|---:|')

@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { buildCatalog } from './lib/data.mjs'
+import { median } from './lib/measure.mjs'
 import { loadNative, runtimeName } from './lib/modules.mjs'
 
 const { values, positionals } = parseArgs({
@@ -24,10 +25,6 @@ const sizes = (positionals[0] ?? '10k,40k').split(',').map((s) => Math.round(par
 const reps = Number(values.reps)
 const QUERIES = ['file data', 'github issue', 'send message', 'calendar event']
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
 const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`)
 
 console.log(`${runtimeName}, ${reps} searches of each form, median`)
