@@ -55,6 +55,32 @@ pub(super) type Scratch = crate::collector::Accumulator<Cell>;
 /// −0, which adding the non-negative contributions to a fresh +0 never gives.
 const SEEDED: f64 = -0.0;
 
+/// The least evidence a tier-0 hit needs for a sink to keep it
+/// ([`EnhancedIndex::least_kept_evidence`] of the sink's floor), worked out again whenever
+/// the floor moves: a scoring loop passes by every tool below it.
+struct KeptEvidence {
+    floor: f64,
+    evidence: f64,
+}
+
+impl KeptEvidence {
+    fn of(index: &EnhancedIndex, hits: &impl HitSink, max_idf: f64) -> Self {
+        let floor = hits.floor();
+        Self {
+            floor,
+            evidence: index.least_kept_evidence(floor, max_idf),
+        }
+    }
+
+    /// After a push: the sink's floor again, if it moved.
+    #[inline]
+    fn follow(&mut self, index: &EnhancedIndex, hits: &impl HitSink, max_idf: f64) {
+        if hits.floor() != self.floor {
+            *self = Self::of(index, hits, max_idf);
+        }
+    }
+}
+
 /// A slot's evidence in this pass, if a term added any (a slot only seeded has none).
 #[inline]
 pub(super) fn evidence(s: &Scratch, slot: u32) -> Option<f64> {
@@ -342,8 +368,7 @@ impl EnhancedIndex {
         max_idf: f64,
         mut note: impl FnMut(u32, f64, f64),
     ) {
-        let mut floor = hits.floor();
-        let mut least = self.least_kept_evidence(floor, max_idf);
+        let mut least = KeptEvidence::of(self, hits, max_idf);
         for &slot in s.touched() {
             let score = if SEEDED_CELLS {
                 evidence(s, slot)
@@ -353,15 +378,12 @@ impl EnhancedIndex {
             let Some(score) = score else {
                 continue;
             };
-            if score < least {
+            if score < least.evidence {
                 continue;
             }
             note(slot, 0.0, score);
             hits.push(self.hit_of(slot, 0.0, score, max_idf));
-            if hits.floor() != floor {
-                floor = hits.floor();
-                least = self.least_kept_evidence(floor, max_idf);
-            }
+            least.follow(self, hits, max_idf);
         }
     }
 
@@ -461,8 +483,7 @@ impl EnhancedIndex {
             // Filters (and maybe names): a tool at tier 0 whose evidence is below what the
             // sink's floor asks for is passed by before its filters are looked at (as in the
             // plain pass, it would not be kept, nor be the best); the others are looked up.
-            let mut floor = hits.floor();
-            let mut least = self.least_kept_evidence(floor, max_idf);
+            let mut least = KeptEvidence::of(self, hits, max_idf);
             for &slot in s.touched() {
                 let Some(score) = evidence(s, slot) else {
                     continue;
@@ -472,7 +493,7 @@ impl EnhancedIndex {
                 } else {
                     f64::from(tiers.get(&slot).copied().unwrap_or(0))
                 };
-                if (tier == 0.0 && score < least)
+                if (tier == 0.0 && score < least.evidence)
                     || !server_ok(slot)
                     || (!required.is_empty() && !has_required(slot))
                 {
@@ -480,10 +501,7 @@ impl EnhancedIndex {
                 }
                 note(slot, tier, score);
                 hits.push(hit(slot, tier, score));
-                if hits.floor() != floor {
-                    floor = hits.floor();
-                    least = self.least_kept_evidence(floor, max_idf);
-                }
+                least.follow(self, hits, max_idf);
             }
         }
         let names_only = !plain && q.servers.is_empty() && required.is_empty();
